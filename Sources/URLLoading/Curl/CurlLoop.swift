@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+internal import CCurl
+
+/// One thread that owns one curl multi handle and every easy handle added to it.
+///
+/// The loop waits in `epoll_wait` on the sockets curl asks it to watch, plus an eventfd that other
+/// threads write to after putting work in the inbox. It drives curl with `curl_multi_socket_action`,
+/// which only looks at the sockets that are ready (`curl_multi_poll` would rescan all of them).
+/// Nothing but this thread touches curl handles: other threads only `execute` closures here.
+public final class CurlLoop: @unchecked Sendable {
+    // Thread-safe part: the inbox and the wake-up descriptor.
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let wakeFD: Int32
+    let name: String
+
+    // Loop-confined part: touched only on the loop thread.
+    private let epollFD: Int32
+    private let multi: UnsafeMutableRawPointer
+    private var watchedSockets: [Int32: UInt32] = [:]
+    private var timerDeadline: UInt64?
+    private var transfers: [UnsafeMutableRawPointer: CurlTransferDriver] = [:]
+    private var stopRequested = false
+    private var thread: Thread?
+    private let stopped = Mutex<Bool>(false)
+
+    init(name: String) throws(TransferError) {
+        CurlGlobal.ensureInitialised()
+        self.name = name
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard epollFD >= 0, wakeFD >= 0, let multi = curl_multi_init() else {
+            if epollFD >= 0 { close(epollFD) }
+            if wakeFD >= 0 { close(wakeFD) }
+            throw TransferError(.unknown, "could not create the transfer loop (epoll, eventfd or curl multi)")
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        self.multi = multi
+        _ = ferry_epoll_update(epollFD, EPOLL_CTL_ADD, wakeFD, EPOLLIN.rawValue)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = ferry_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
+        _ = ferry_multi_setopt_socket_callback(multi, curlLoopSocketCallback)
+        _ = ferry_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+        _ = ferry_multi_setopt_timer_callback(multi, curlLoopTimerCallback)
+        // Let HTTP/2 requests to one host share a connection.
+        _ = ferry_multi_setopt_long(multi, CURLMOPT_PIPELINING, 2 /* CURLPIPE_MULTIPLEX */)
+
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Runs `work` on the loop thread, soon. Safe from any thread, including the loop itself.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let wasEmpty = inbox.withLock { queue in
+            queue.append(work)
+            return queue.count == 1
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Stops the loop: every transfer still running fails with `cancelled`, curl's handles are cleaned
+    /// up on the loop thread, and the call returns once the thread has finished.
+    public func shutdown() {
+        let alreadyStopped = stopped.withLock { $0 }
+        if alreadyStopped { return }
+        let done = DispatchSemaphore(value: 0)
+        execute { [self] in
+            self.stopRequested = true
+            done.signal()
+        }
+        done.wait()
+        while !stopped.withLock({ $0 }) { usleep(1000) }
+    }
+
+    // MARK: - Loop thread
+
+    private func run() {
+        let capacity = 256
+        var fds = [Int32](repeating: 0, count: capacity)
+        var masks = [UInt32](repeating: 0, count: capacity)
+        var running: Int32 = 0
+        while !stopRequested {
+            let count = fds.withUnsafeMutableBufferPointer { fdBuffer in
+                masks.withUnsafeMutableBufferPointer { maskBuffer in
+                    ferry_epoll_wait(epollFD, fdBuffer.baseAddress!, maskBuffer.baseAddress!, Int32(capacity), waitTimeout())
+                }
+            }
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let fd = fds[index]
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = read(wakeFD, &value, 8)
+                        continue
+                    }
+                    let mask = masks[index]
+                    var flags: Int32 = 0
+                    if mask & EPOLLIN.rawValue != 0 { flags |= FERRY_CSELECT_IN }
+                    if mask & EPOLLOUT.rawValue != 0 { flags |= FERRY_CSELECT_OUT }
+                    if mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { flags |= FERRY_CSELECT_ERR }
+                    curl_multi_socket_action(multi, fd, flags, &running)
+                }
+            }
+            if let deadline = timerDeadline, Self.nowMilliseconds() >= deadline {
+                timerDeadline = nil
+                curl_multi_socket_action(multi, FERRY_SOCKET_TIMEOUT, 0, &running)
+            }
+            runInbox()
+            collectFinishedTransfers()
+        }
+        tearDown()
+    }
+
+    private func waitTimeout() -> Int32 {
+        if !inbox.withLock({ $0.isEmpty }) { return 0 }
+        guard let deadline = timerDeadline else { return -1 }
+        let now = Self.nowMilliseconds()
+        return deadline <= now ? 0 : Int32(min(deadline - now, 60_000))
+    }
+
+    private func runInbox() {
+        let work = inbox.withLock { queue -> [@Sendable () -> Void] in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for item in work { item() }
+    }
+
+    private func collectFinishedTransfers() {
+        var result = CURLE_OK
+        while let easy = ferry_multi_next_done(multi, &result) {
+            curl_multi_remove_handle(multi, easy)
+            if let driver = transfers.removeValue(forKey: easy) {
+                driver.curlDidFinish(easy: easy, result: result)
+            }
+        }
+    }
+
+    private func tearDown() {
+        for (easy, driver) in transfers {
+            curl_multi_remove_handle(multi, easy)
+            driver.loopDidShutDown(easy: easy)
+        }
+        transfers.removeAll()
+        // Work queued after the stop still runs, so that nobody waits on a reply forever.
+        runInbox()
+        curl_multi_cleanup(multi)
+        close(epollFD)
+        close(wakeFD)
+        stopped.withLock { $0 = true }
+    }
+
+    // MARK: - Used by transfer drivers, on the loop thread
+
+    /// Adds a configured easy handle; curl starts it on the next turn of the loop.
+    func add(easy: UnsafeMutableRawPointer, driver: CurlTransferDriver) -> Bool {
+        guard !stopRequested, curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
+        transfers[easy] = driver
+        return true
+    }
+
+    /// Removes a running easy handle without waiting for curl to finish it (cancel, early stop).
+    func remove(easy: UnsafeMutableRawPointer) {
+        if transfers.removeValue(forKey: easy) != nil {
+            curl_multi_remove_handle(multi, easy)
+        }
+    }
+
+    // MARK: - curl callbacks
+
+    fileprivate func watch(socket: Int32, what: Int32) {
+        let wanted: UInt32
+        switch what {
+        case 1 /* CURL_POLL_IN */: wanted = EPOLLIN.rawValue
+        case 2 /* CURL_POLL_OUT */: wanted = EPOLLOUT.rawValue
+        case 3 /* CURL_POLL_INOUT */: wanted = EPOLLIN.rawValue | EPOLLOUT.rawValue
+        default:
+            if watchedSockets.removeValue(forKey: socket) != nil {
+                _ = ferry_epoll_update(epollFD, EPOLL_CTL_DEL, socket, 0)
+            }
+            return
+        }
+        let operation = watchedSockets[socket] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+        if ferry_epoll_update(epollFD, operation, socket, wanted) != 0 {
+            // The descriptor number was reused behind our back: register it afresh.
+            let retry = operation == EPOLL_CTL_ADD ? EPOLL_CTL_MOD : EPOLL_CTL_ADD
+            _ = ferry_epoll_update(epollFD, retry, socket, wanted)
+        }
+        watchedSockets[socket] = wanted
+    }
+
+    fileprivate func setTimer(milliseconds: Int) {
+        timerDeadline = milliseconds < 0 ? nil : Self.nowMilliseconds() + UInt64(milliseconds)
+    }
+
+    static func nowMilliseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
+    }
+}
+
+/// What the loop needs from whoever runs a transfer on it.
+protocol CurlTransferDriver: AnyObject {
+    /// curl finished `easy` (success or failure); the handle is already out of the multi handle.
+    func curlDidFinish(easy: UnsafeMutableRawPointer, result: CURLcode)
+    /// The loop is stopping with `easy` still running.
+    func loopDidShutDown(easy: UnsafeMutableRawPointer)
+}
+
+private let curlLoopSocketCallback: ferry_socket_callback = { _, socket, what, userp, _ in
+    guard let userp else { return 0 }
+    Unmanaged<CurlLoop>.fromOpaque(userp).takeUnretainedValue().watch(socket: socket, what: what)
+    return 0
+}
+
+private let curlLoopTimerCallback: ferry_timer_callback = { _, timeout, userp in
+    guard let userp else { return 0 }
+    Unmanaged<CurlLoop>.fromOpaque(userp).takeUnretainedValue().setTimer(milliseconds: timeout)
+    return 0
+}

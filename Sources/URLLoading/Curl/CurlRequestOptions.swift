@@ -1,0 +1,163 @@
+import Foundation
+internal import CCurl
+
+/// Applies a request and its session's configuration to an easy handle. Every configuration value a
+/// session accepts is applied here (SES-18..SES-23, LC-22).
+enum CurlRequestOptions {
+    static let userAgent = "Ferry/0.1"
+
+    static func apply(
+        to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration,
+        body: RequestBodyReader?, remainingMilliseconds: Int
+    ) throws(TransferError) {
+        let scheme = request.url.scheme?.lowercased() ?? ""
+        let isHTTP = scheme == "http" || scheme == "https"
+        guard ["http", "https", "ftp", "ftps", "file"].contains(scheme) else {
+            throw TransferError(.unsupportedURL, "the URL scheme '\(scheme)' is not supported", failingURL: request.url)
+        }
+        try easy.set(CURLOPT_URL, string: request.url.absoluteString, "CURLOPT_URL")
+        try easy.set(CURLOPT_PROTOCOLS_STR, string: "http,https,ftp,ftps,file", "CURLOPT_PROTOCOLS_STR")
+        try easy.set(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
+        try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "CURLOPT_TCP_KEEPALIVE")
+        try easy.set(CURLOPT_BUFFERSIZE, 256 << 10, "CURLOPT_BUFFERSIZE")
+        try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 256 << 10, "CURLOPT_UPLOAD_BUFFERSIZE")
+        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
+
+        try applyTimeouts(to: easy, request: request, configuration: configuration, remainingMilliseconds: remainingMilliseconds)
+        try applyMethodAndBody(to: easy, request: request, body: body, scheme: scheme, isHTTP: isHTTP)
+        if isHTTP {
+            try easy.setHeaderLines(try headerLines(request: request, configuration: configuration, body: body))
+            if configuration.acceptsCompressedContent, !request.headers.contains("Accept-Encoding") {
+                try easy.set(CURLOPT_ACCEPT_ENCODING, string: "", "CURLOPT_ACCEPT_ENCODING")
+            }
+            let version = configuration.httpVersion2Enabled ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
+            try easy.set(CURLOPT_HTTP_VERSION, version, "CURLOPT_HTTP_VERSION")
+            let multiplex = configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
+            try easy.set(CURLOPT_PIPEWAIT, multiplex ? 1 : 0, "CURLOPT_PIPEWAIT")
+        }
+        try applyTLS(to: easy, configuration: configuration)
+        try applyProxy(to: easy, configuration: configuration)
+    }
+
+    private static func applyTimeouts(
+        to easy: EasyHandle, request: TransferRequest, configuration: SessionConfiguration, remainingMilliseconds: Int
+    ) throws(TransferError) {
+        let idle = request.timeoutInterval ?? configuration.requestTimeout
+        guard idle > 0 else {
+            throw TransferError(.invalidRequest, "the request timeout must be positive", failingURL: request.url)
+        }
+        let connect = configuration.connectTimeout ?? idle
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(CurlTransfer.milliseconds(connect)), "CURLOPT_CONNECTTIMEOUT_MS")
+        // Idle: fewer than 1 byte per second for `idle` seconds ends the transfer. curl does not count
+        // time while a transfer is paused, so a suspended task or a pending decision never times out.
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
+        try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))), "CURLOPT_LOW_SPEED_TIME")
+        try easy.set(CURLOPT_TIMEOUT_MS, max(1, remainingMilliseconds), "CURLOPT_TIMEOUT_MS")
+    }
+
+    private static func applyMethodAndBody(
+        to easy: EasyHandle, request: TransferRequest, body: RequestBodyReader?, scheme: String, isHTTP: Bool
+    ) throws(TransferError) {
+        let method = request.method.uppercased()
+        guard !method.isEmpty, method.allSatisfy({ $0.isLetter || $0 == "-" || $0 == "_" }) else {
+            throw TransferError(.invalidRequest, "'\(request.method)' is not a valid method", failingURL: request.url)
+        }
+        if let body {
+            guard scheme != "file" else {
+                throw TransferError(.invalidRequest, "uploads to file: URLs are not supported", failingURL: request.url)
+            }
+            try easy.set(CURLOPT_UPLOAD, 1, "CURLOPT_UPLOAD")
+            try easy.set(CURLOPT_INFILESIZE_LARGE, offset: body.length ?? -1, "CURLOPT_INFILESIZE_LARGE")
+            if isHTTP, method != "PUT" {
+                try easy.set(CURLOPT_CUSTOMREQUEST, string: method, "CURLOPT_CUSTOMREQUEST")
+            }
+            return
+        }
+        guard isHTTP else { return }
+        switch method {
+        case "GET": try easy.set(CURLOPT_HTTPGET, 1, "CURLOPT_HTTPGET")
+        case "HEAD": try easy.set(CURLOPT_NOBODY, 1, "CURLOPT_NOBODY")
+        case "POST", "PUT", "PATCH":
+            // A body-less POST still says Content-Length: 0, as servers expect.
+            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0, "CURLOPT_POSTFIELDSIZE_LARGE")
+            try easy.set(CURLOPT_COPYPOSTFIELDS, string: "", "CURLOPT_COPYPOSTFIELDS")
+            if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, string: method, "CURLOPT_CUSTOMREQUEST") }
+        default: try easy.set(CURLOPT_CUSTOMREQUEST, string: method, "CURLOPT_CUSTOMREQUEST")
+        }
+    }
+
+    /// The request's header lines: the session's additional headers first unless the request sets the
+    /// same field, lengths computed by curl (UP-08), and none of curl's `Expect: 100-continue` unless
+    /// the request asks for it (UP-12).
+    static func headerLines(request: TransferRequest, configuration: SessionConfiguration, body: RequestBodyReader?) throws(TransferError) -> [String] {
+        var headers = HTTPHeaders()
+        for field in configuration.additionalHeaders where !request.headers.contains(field.name) {
+            headers.add(name: field.name, value: field.value)
+        }
+        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        headers.removeAll("Content-Length")
+        if let type = body?.impliedContentType, !headers.contains("Content-Type") {
+            headers["Content-Type"] = type
+        }
+        if !headers.contains("User-Agent") { headers["User-Agent"] = userAgent }
+
+        var lines: [String] = []
+        for field in headers {
+            guard isToken(field.name), !field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw TransferError(.invalidRequest, "the header '\(field.name)' has an invalid name or value", failingURL: request.url)
+            }
+            // "Name;" makes curl send a header with an empty value; "Name:" would remove it.
+            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        if !headers.contains("Expect") { lines.append("Expect:") }
+        return lines
+    }
+
+    private static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && scalar.value > 32 && scalar.value < 127 && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
+        }
+    }
+
+    private static func applyTLS(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {
+        func minimum(_ version: SessionConfiguration.TLSVersion?) -> Int {
+            switch version {
+            case nil: Int(CURL_SSLVERSION_DEFAULT)
+            case .tls10: Int(CURL_SSLVERSION_TLSv1_0)
+            case .tls11: Int(CURL_SSLVERSION_TLSv1_1)
+            case .tls12: Int(CURL_SSLVERSION_TLSv1_2)
+            case .tls13: Int(CURL_SSLVERSION_TLSv1_3)
+            }
+        }
+        func maximum(_ version: SessionConfiguration.TLSVersion?) -> Int {
+            switch version {
+            case nil: Int(CURL_SSLVERSION_MAX_DEFAULT)
+            case .tls10: Int(CURL_SSLVERSION_MAX_TLSv1_0)
+            case .tls11: Int(CURL_SSLVERSION_MAX_TLSv1_1)
+            case .tls12: Int(CURL_SSLVERSION_MAX_TLSv1_2)
+            case .tls13: Int(CURL_SSLVERSION_MAX_TLSv1_3)
+            }
+        }
+        try easy.set(CURLOPT_SSLVERSION, minimum(configuration.tlsMinimumVersion) | maximum(configuration.tlsMaximumVersion),
+                     "CURLOPT_SSLVERSION")
+        if let pem = configuration.additionalTrustedCAsPEM {
+            try easy.set(CURLOPT_CAINFO_BLOB, blob: Data(pem.utf8), "CURLOPT_CAINFO_BLOB")
+        }
+    }
+
+    private static func applyProxy(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {
+        guard let proxy = configuration.proxy else {
+            // An empty proxy also turns off the http_proxy environment variables.
+            try easy.set(CURLOPT_PROXY, string: "", "CURLOPT_PROXY")
+            return
+        }
+        let host = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
+        let scheme = proxy.kind == .http ? "http" : "socks5h"
+        try easy.set(CURLOPT_PROXY, string: "\(scheme)://\(host):\(proxy.port)", "CURLOPT_PROXY")
+        if let username = proxy.username {
+            try easy.set(CURLOPT_PROXYUSERNAME, string: username, "CURLOPT_PROXYUSERNAME")
+            try easy.set(CURLOPT_PROXYPASSWORD, string: proxy.password ?? "", "CURLOPT_PROXYPASSWORD")
+        }
+    }
+}

@@ -1,0 +1,604 @@
+import Foundation
+internal import CCurl
+
+/// Runs one task on a loop: its first request and every redirect hop after it (TT-06).
+///
+/// Loop-confined: every method runs on `loop`'s thread (curl callbacks, and closures sent with
+/// `post`). The task reports to the public `SessionTask`, which is thread-safe. Decisions the caller
+/// owns (redirect, response disposition, a new body stream) pause the transfer until they are
+/// answered, however late (AU-21, LC-16); a session without a delegate answers at once, with no pause.
+final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
+    struct PauseReasons: OptionSet {
+        let rawValue: Int
+        static let user = PauseReasons(rawValue: 1)
+        /// The consumer of a streamed body is behind.
+        static let backpressure = PauseReasons(rawValue: 2)
+        /// A streamed upload body has nothing ready.
+        static let uploadStarved = PauseReasons(rawValue: 4)
+    }
+
+    let loop: CurlLoop
+    private(set) var task: SessionTask
+    private let configuration: SessionConfiguration
+
+    private var request: TransferRequest
+    private var hop: EasyHandle?
+    private var hopParser = ResponseHeadParser()
+    private var hopResponse: TransferResponse?
+    private var redirectCount = 0
+    private var visitedRequests: Set<String> = []
+    private let resourceDeadline: UInt64
+
+    private var body: RequestBodyReader?
+    private var sink = ResponseSink.none
+    private var bytesReceived: Int64 = 0
+    private var lastProgressEvent: UInt64 = 0
+
+    private var pauseReasons: PauseReasons = []
+    private var curlPauseMask = 0
+    private var awaitingDecision = false
+    /// curl finished the hop while a decision was pending: finish once it is answered.
+    private var pendingFinish: (result: CURLcode, detail: String)?
+    /// A followed redirect: the hop's remaining body is discarded, then this request starts.
+    private var followAfterHop: (request: TransferRequest, resendsBody: Bool)?
+    private var responseDelivered = false
+    /// Set to make curl stop the hop from inside a callback; becomes the task's error.
+    private var abortError: TransferError?
+    private var isFinished = false
+
+    init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
+        self.task = task
+        self.loop = loop
+        self.configuration = configuration
+        self.request = task.currentRequest
+        self.resourceDeadline = CurlLoop.nowMilliseconds() + Self.milliseconds(configuration.resourceTimeout)
+    }
+
+    /// Runs `work` on the loop thread with this transfer.
+    func post(_ work: @escaping @Sendable (CurlTransfer) -> Void) {
+        loop.execute { [self] in work(self) }
+    }
+
+    // MARK: - Starting
+
+    func start(paused: Bool) {
+        if paused { pauseReasons.insert(.user) }
+        do {
+            body = try RequestBodyReader.make(for: task, request: request)
+        } catch {
+            finish(error: error)
+            return
+        }
+        if request.url.scheme?.lowercased() == "data" {
+            runDataURL()
+        } else {
+            startHop()
+        }
+    }
+
+    private func startHop() {
+        guard !isFinished else { return }
+        hopParser = ResponseHeadParser()
+        hopResponse = nil
+        curlPauseMask = 0
+        let key = "\(request.method.uppercased()) \(request.url.absoluteString)"
+        visitedRequests.insert(key)
+        guard var easy = EasyHandle.make() else {
+            finish(error: TransferError(.unknown, "could not create a curl handle", failingURL: request.url))
+            return
+        }
+        do {
+            try CurlRequestOptions.apply(
+                to: &easy, request: request, configuration: configuration, body: body,
+                remainingMilliseconds: remainingResourceTime())
+            let me = Unmanaged.passRetained(self).toOpaque()
+            try installCallbacks(on: easy, context: me)
+        } catch {
+            easy.cleanup()
+            finish(error: error)
+            return
+        }
+        hop = easy
+        if !loop.add(easy: easy.raw, driver: self) {
+            releaseHop()
+            finish(error: TransferError(.cancelled, "the transfer loop is shut down", failingURL: request.url))
+            return
+        }
+        applyPause()
+    }
+
+    private func installCallbacks(on easy: EasyHandle, context: UnsafeMutableRawPointer) throws(TransferError) {
+        try easy.set(CURLOPT_HEADERDATA, pointer: context, "CURLOPT_HEADERDATA")
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: curlTransferHeaderCallback, "CURLOPT_HEADERFUNCTION")
+        try easy.set(CURLOPT_WRITEDATA, pointer: context, "CURLOPT_WRITEDATA")
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: curlTransferWriteCallback, "CURLOPT_WRITEFUNCTION")
+        try easy.set(CURLOPT_XFERINFODATA, pointer: context, "CURLOPT_XFERINFODATA")
+        guard ferry_easy_setopt_xferinfo_callback(easy.raw, curlTransferProgressCallback) == CURLE_OK else {
+            throw TransferError(.unknown, "libcurl refused CURLOPT_XFERINFOFUNCTION")
+        }
+        try easy.set(CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
+        if body != nil {
+            try easy.set(CURLOPT_READDATA, pointer: context, "CURLOPT_READDATA")
+            try easy.set(CURLOPT_READFUNCTION, callback: curlTransferReadCallback, "CURLOPT_READFUNCTION")
+            try easy.set(CURLOPT_SEEKDATA, pointer: context, "CURLOPT_SEEKDATA")
+            guard ferry_easy_setopt_seek_callback(easy.raw, curlTransferSeekCallback) == CURLE_OK else {
+                throw TransferError(.unknown, "libcurl refused CURLOPT_SEEKFUNCTION")
+            }
+        }
+    }
+
+    /// Frees the current hop's handle and the retain its callbacks held.
+    private func releaseHop() {
+        guard let easy = hop else { return }
+        hop = nil
+        easy.cleanup()
+        Unmanaged.passUnretained(self).release()
+    }
+
+    // MARK: - Control (posted by the task)
+
+    func setUserPaused(_ paused: Bool) {
+        if paused { pauseReasons.insert(.user) } else { pauseReasons.remove(.user) }
+        applyPause()
+    }
+
+    func cancel() {
+        guard !isFinished else { return }
+        stopHop()
+        finish(error: .cancelled(task.originalRequest.url))
+    }
+
+    private func backpressureRelieved() {
+        pauseReasons.remove(.backpressure)
+        applyPause()
+    }
+
+    private func uploadDataArrived() {
+        pauseReasons.remove(.uploadStarved)
+        applyPause()
+    }
+
+    /// Tells curl the pause state our reasons call for. The mask is recorded before calling curl,
+    /// because unpausing may run the write callback at once, and it may pause again.
+    private func applyPause() {
+        guard let easy = hop, !isFinished else { return }
+        var desired = 0
+        if pauseReasons.contains(.user) {
+            desired = FERRY_CURLPAUSE_ALL
+        } else {
+            if pauseReasons.contains(.backpressure) || awaitingDecision { desired |= FERRY_CURLPAUSE_RECV }
+            if pauseReasons.contains(.uploadStarved) { desired |= FERRY_CURLPAUSE_SEND }
+        }
+        guard desired != curlPauseMask else { return }
+        curlPauseMask = desired
+        _ = easy.pause(desired)
+    }
+
+    /// Takes the current hop out of curl at once (cancel, decisions that end the task).
+    private func stopHop() {
+        guard let easy = hop else { return }
+        loop.remove(easy: easy.raw)
+        releaseHop()
+    }
+
+    // MARK: - curl callbacks (on the loop thread, inside curl)
+
+    fileprivate func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard abortError == nil else { return 0 }
+        guard isHTTP else { return bytes.count }
+        if let head = hopParser.consume(line: bytes) {
+            headDidComplete(head)
+        }
+        return abortError == nil ? bytes.count : 0
+    }
+
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard abortError == nil else { return 0 }
+        if followAfterHop != nil { return bytes.count }
+        if awaitingDecision {
+            curlPauseMask |= FERRY_CURLPAUSE_RECV
+            return Int(FERRY_WRITEFUNC_PAUSE)
+        }
+        if !responseDelivered {
+            deliverFinalResponse(nonHTTPResponse())
+            if awaitingDecision {
+                curlPauseMask |= FERRY_CURLPAUSE_RECV
+                return Int(FERRY_WRITEFUNC_PAUSE)
+            }
+            if abortError != nil { return 0 }
+        }
+        if case .stream = sink {
+            let relieve: @Sendable () -> Void = { [self] in post { $0.backpressureRelieved() } }
+            if !task.channel.reserveCapacity(orCallWhenDrained: relieve) {
+                pauseReasons.insert(.backpressure)
+                curlPauseMask |= FERRY_CURLPAUSE_RECV
+                return Int(FERRY_WRITEFUNC_PAUSE)
+            }
+        }
+        do {
+            try sink.write(bytes, to: task)
+        } catch {
+            abortError = error
+            return 0
+        }
+        bytesReceived += Int64(bytes.count)
+        let received = bytesReceived
+        _ = task.updateProgress { $0.bytesReceived = received }
+        emitProgressIfDue()
+        return bytes.count
+    }
+
+    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let body else { return 0 }
+        switch body.read(into: buffer, wake: { [self] in post { $0.uploadDataArrived() } }) {
+        case .bytes(let count): return count
+        case .end: return 0
+        case .wouldBlock:
+            pauseReasons.insert(.uploadStarved)
+            curlPauseMask |= FERRY_CURLPAUSE_SEND
+            return Int(FERRY_READFUNC_PAUSE)
+        case .failed(let message):
+            abortError = TransferError(.cannotReadUploadBody, message, failingURL: request.url)
+            return Int(FERRY_READFUNC_ABORT)
+        }
+    }
+
+    fileprivate func seekBody(to offset: Int64) -> Bool {
+        body?.seek(to: offset) ?? false
+    }
+
+    fileprivate func progress(uploaded: Int64) -> Int32 {
+        guard abortError == nil else { return 1 }
+        let expected = body?.length
+        _ = task.updateProgress { progress in
+            progress.bytesSent = uploaded
+            progress.totalBytesExpectedToSend = expected
+        }
+        emitProgressIfDue()
+        return 0
+    }
+
+    private func emitProgressIfDue(force: Bool = false) {
+        let now = CurlLoop.nowMilliseconds()
+        guard force || now &- lastProgressEvent >= 100 else { return }
+        lastProgressEvent = now
+        task.channel.push(.progress(task.progress))
+    }
+
+    // MARK: - Responses and decisions
+
+    private var isHTTP: Bool {
+        let scheme = request.url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
+    }
+
+    private func nonHTTPResponse() -> TransferResponse {
+        var length: Int64?
+        if let easy = hop, let announced = easy.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T), announced >= 0 {
+            length = announced
+        }
+        return TransferResponse(url: request.url, statusCode: nil, expectedContentLength: length)
+    }
+
+    private func headDidComplete(_ head: ResponseHeadParser.Head) {
+        let response = TransferResponse(
+            url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
+            expectedContentLength: head.contentLength)
+        hopResponse = response
+        switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
+        case .notARedirect:
+            deliverFinalResponse(response)
+        case .unsupportedLocation(let location):
+            fail(TransferError(.redirectToUnsupportedURL, "the server redirected to an unsupported location: \(location)",
+                               failingURL: request.url))
+        case .redirect(let proposed):
+            guard redirectCount < configuration.maximumRedirects else {
+                fail(TransferError(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects",
+                                   failingURL: request.url))
+                return
+            }
+            let decided = task.session.redirectDecision(for: task, response: response, proposed: proposed) { [self] answer in
+                post { $0.applyRedirect(answer, response: response) }
+            }
+            if let decided {
+                applyRedirect(decided, response: response)
+            } else {
+                awaitingDecision = true
+            }
+        }
+    }
+
+    private func applyRedirect(_ disposition: RedirectDisposition, response: TransferResponse) {
+        guard !isFinished else { return }
+        awaitingDecision = false
+        switch disposition {
+        case .cancel:
+            fail(.cancelled(task.originalRequest.url))
+        case .refuse:
+            deliverFinalResponse(response)
+            resumeAfterDecision()
+        case .follow(let next):
+            let scheme = next.url.scheme?.lowercased()
+            guard scheme == "http" || scheme == "https" else {
+                fail(TransferError(.redirectToUnsupportedURL, "redirect to an unsupported URL: \(next.url.absoluteString)",
+                                   failingURL: request.url))
+                return
+            }
+            let key = "\(next.method.uppercased()) \(next.url.absoluteString)"
+            guard !visitedRequests.contains(key) else {
+                fail(TransferError(.tooManyRedirects, "redirect loop: \(next.url.absoluteString) was already requested",
+                                   failingURL: request.url))
+                return
+            }
+            let resends = RedirectPolicy.resendsBody(
+                statusCode: response.statusCode ?? 0, originalMethod: request.method, newMethod: next.method)
+            followAfterHop = (next, resends)
+            resumeAfterDecision()
+        }
+    }
+
+    /// The response that ends the redirect chain (or the only one, for ftp, file and data URLs).
+    private func deliverFinalResponse(_ response: TransferResponse) {
+        responseDelivered = true
+        task.setResponse(response)
+        task.channel.push(.response(response))
+        let expected = response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
+        _ = task.updateProgress { $0.totalBytesExpectedToReceive = expected }
+        guard let dataTask = task as? DataTask else {
+            prepareSink()
+            return
+        }
+        let decided = task.session.responseDisposition(for: dataTask, response: response) { [self] answer in
+            post { $0.applyDisposition(answer, response: response) }
+        }
+        if let decided {
+            applyDisposition(decided, response: response)
+        } else {
+            awaitingDecision = true
+        }
+    }
+
+    private func applyDisposition(_ disposition: ResponseDisposition, response: TransferResponse) {
+        guard !isFinished else { return }
+        awaitingDecision = false
+        switch disposition {
+        case .allow:
+            prepareSink()
+        case .cancel:
+            fail(.cancelled(task.originalRequest.url))
+            return
+        case .becomeDownload:
+            guard let dataTask = task as? DataTask else { return }
+            let download = task.session.convertToDownload(dataTask, response: response, transfer: self)
+            dataTask.channel.push(.becameDownload(download))
+            dataTask.finish(error: nil)
+            task = download
+            prepareSink()
+        }
+        resumeAfterDecision()
+    }
+
+    private func prepareSink() {
+        do {
+            sink = try ResponseSink.make(for: task, expectedLength: hopResponse?.expectedContentLength)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// After a decision: either finish what curl already finished, or let the body flow again.
+    private func resumeAfterDecision() {
+        guard !awaitingDecision, !isFinished else { return }
+        if let pending = pendingFinish {
+            pendingFinish = nil
+            if let localBody = pendingLocalBody {
+                pendingLocalBody = nil
+                deliverLocalBody(localBody)
+            }
+            completeHop(result: pending.result, detail: pending.detail)
+        } else {
+            applyPause()
+        }
+    }
+
+    /// Ends the task with `error`: from inside a curl callback by making the callback fail, otherwise
+    /// by taking the hop out at once.
+    private func fail(_ error: TransferError) {
+        if insideCurlCallback {
+            abortError = error
+        } else {
+            stopHop()
+            finish(error: error)
+        }
+    }
+
+    fileprivate var insideCurlCallback = false
+
+    // MARK: - Finishing
+
+    func curlDidFinish(easy: UnsafeMutableRawPointer, result: CURLcode) {
+        let detail = hop?.errorDetail ?? ""
+        releaseHop()
+        guard !isFinished else { return }
+        if awaitingDecision {
+            pendingFinish = (result, detail)
+            return
+        }
+        completeHop(result: result, detail: detail)
+    }
+
+    func loopDidShutDown(easy: UnsafeMutableRawPointer) {
+        releaseHop()
+        finish(error: TransferError(.cancelled, "the transfer loop shut down", failingURL: request.url))
+    }
+
+    private func completeHop(result: CURLcode, detail: String) {
+        if let abortError {
+            finish(error: abortError)
+            return
+        }
+        if let (next, resendsBody) = followAfterHop, let response = hopResponse {
+            followAfterHop = nil
+            redirectCount += 1
+            task.channel.push(.redirected(from: response, to: next))
+            request = next
+            task.setCurrentRequest(next)
+            if !resendsBody {
+                body = nil
+            } else if let body, !body.rewind() {
+                askForNewBodyStream()
+                return
+            }
+            startHop()
+            return
+        }
+        guard result == CURLE_OK else {
+            finish(error: CurlErrorMapping.error(for: result, detail: detail, url: request.url))
+            return
+        }
+        if !responseDelivered {
+            // ftp and file transfers with an empty body never reached the write callback.
+            deliverFinalResponse(nonHTTPResponse())
+            if awaitingDecision {
+                pendingFinish = (result, detail)
+                return
+            }
+        }
+        finishSuccessfully()
+    }
+
+    private func askForNewBodyStream() {
+        awaitingDecision = true
+        task.session.newBodyStream(for: task) { [self] stream in
+            post { transfer in
+                transfer.awaitingDecision = false
+                guard let stream else {
+                    transfer.finish(error: TransferError(
+                        .cannotReadUploadBody, "the redirect needs the streamed body again and no new stream was given",
+                        failingURL: transfer.request.url))
+                    return
+                }
+                transfer.body = RequestBodyReader.stream(UploadStreamPump(stream: stream), length: transfer.body?.length)
+                transfer.startHop()
+            }
+        }
+    }
+
+    private func finishSuccessfully() {
+        do {
+            try sink.finish(task: task)
+        } catch {
+            finish(error: error)
+            return
+        }
+        emitProgressIfDue(force: true)
+        finish(error: nil)
+    }
+
+    private func finish(error: TransferError?) {
+        guard !isFinished else { return }
+        isFinished = true
+        body?.close()
+        body = nil
+        if error != nil { sink.discard() }
+        sink = .none
+        task.finish(error: error)
+    }
+
+    // MARK: - data: URLs (decoded by Ferry, no curl)
+
+    private var pendingLocalBody: Data?
+
+    private func runDataURL() {
+        let decoded: DataURL
+        do {
+            decoded = try DataURL.decode(request.url)
+        } catch {
+            finish(error: error)
+            return
+        }
+        var headers = HTTPHeaders()
+        headers["Content-Type"] = decoded.contentType
+        headers["Content-Length"] = String(decoded.body.count)
+        let response = TransferResponse(
+            url: request.url, statusCode: nil, headers: headers, expectedContentLength: Int64(decoded.body.count))
+        hopResponse = response
+        deliverFinalResponse(response)
+        if awaitingDecision {
+            pendingLocalBody = decoded.body
+            pendingFinish = (CURLE_OK, "")
+            return
+        }
+        deliverLocalBody(decoded.body)
+        completeHop(result: CURLE_OK, detail: "")
+    }
+
+    private func deliverLocalBody(_ data: Data) {
+        guard !isFinished, abortError == nil else { return }
+        let failure = data.withUnsafeBytes { bytes -> TransferError? in
+            do {
+                try sink.write(bytes, to: task)
+                return nil
+            } catch let error as TransferError {
+                return error
+            } catch {
+                return TransferError(.unknown, "\(error)")
+            }
+        }
+        if let failure {
+            abortError = failure
+            return
+        }
+        bytesReceived += Int64(data.count)
+        let received = bytesReceived
+        _ = task.updateProgress { $0.bytesReceived = received }
+    }
+
+    // MARK: - Helpers
+
+    private func remainingResourceTime() -> Int {
+        let now = CurlLoop.nowMilliseconds()
+        return resourceDeadline > now ? Int(resourceDeadline - now) : 1
+    }
+
+    static func milliseconds(_ interval: TimeInterval) -> UInt64 {
+        interval >= Double(UInt64.max / 2000) ? UInt64.max / 2 : UInt64(max(1, (interval * 1000).rounded(.up)))
+    }
+}
+
+// MARK: - C callbacks: non-capturing, they find the transfer through the context pointer.
+
+private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
+    Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let curlTransferHeaderCallback: ferry_data_callback = { pointer, size, count, context in
+    let owner = transfer(context)
+    owner.insideCurlCallback = true
+    defer { owner.insideCurlCallback = false }
+    return owner.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let curlTransferWriteCallback: ferry_data_callback = { pointer, size, count, context in
+    let owner = transfer(context)
+    owner.insideCurlCallback = true
+    defer { owner.insideCurlCallback = false }
+    return owner.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let curlTransferReadCallback: ferry_data_callback = { pointer, size, count, context in
+    let owner = transfer(context)
+    owner.insideCurlCallback = true
+    defer { owner.insideCurlCallback = false }
+    return owner.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let curlTransferSeekCallback: ferry_seek_callback = { context, offset, origin in
+    // CURL_SEEKFUNC_OK = 0, CURL_SEEKFUNC_CANTSEEK = 2. curl only ever seeks from the start.
+    guard origin == SEEK_SET else { return 2 }
+    return transfer(context).seekBody(to: Int64(offset)) ? 0 : 2
+}
+
+private let curlTransferProgressCallback: ferry_xferinfo_callback = { context, _, _, _, uploaded in
+    transfer(context).progress(uploaded: Int64(uploaded))
+}

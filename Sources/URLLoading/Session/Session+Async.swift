@@ -1,0 +1,103 @@
+import Foundation
+
+/// The async/await API, the main way to use a session (SES-31). Each call makes a task, runs it and
+/// returns its result; cancelling the calling Swift task cancels the transfer. The session's delegate,
+/// if any, still answers decisions and hears redirects, progress and completion.
+extension Session {
+    /// Fetches into memory (TT-02). HTTP error statuses are responses, not errors (ER-01).
+    public func data(for request: TransferRequest) async throws(TransferError) -> (Data, TransferResponse) {
+        let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .collect) }
+        await run(task) { _ in }
+        return try await task.value()
+    }
+
+    public func data(from url: URL) async throws(TransferError) -> (Data, TransferResponse) {
+        try await data(for: TransferRequest(url: url))
+    }
+
+    /// Sends a body and returns the response's body (TT-05, UP-02, UP-03, UP-04).
+    public func upload(for request: TransferRequest, from body: UploadBody) async throws(TransferError) -> (Data, TransferResponse) {
+        let request = Self.uploadRequest(request)
+        let task = try register { UploadTask(session: self, identifier: $0, request: request, body: body, bodyDelivery: .collect) }
+        await run(task) { _ in }
+        return try await task.value()
+    }
+
+    /// Downloads to a temporary file and calls `handle` with it; the file is deleted when `handle`
+    /// returns, so move or read it there (DL-02). Not called when the transfer fails.
+    public func download<T>(
+        for request: TransferRequest, handle: (URL, TransferResponse) throws -> T
+    ) async throws -> T {
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
+        var outcome: Result<T, any Error>?
+        await run(task) { event in
+            if case .downloadFinished(let location) = event, let response = task.response {
+                outcome = Result { try handle(location, response) }
+            }
+        }
+        if let error = task.error { throw error }
+        guard let outcome else {
+            throw TransferError(.badServerResponse, "the download ended without a file", failingURL: request.url)
+        }
+        return try outcome.get()
+    }
+
+    /// Downloads to `destination`, replacing any file there, and returns the response. The file is
+    /// written next to `destination` and renamed into place, so a failure leaves no partial file.
+    public func download(for request: TransferRequest, to destination: URL) async throws(TransferError) -> TransferResponse {
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
+        task.temporaryDirectory = destination.deletingLastPathComponent()
+        var moveError: TransferError?
+        await run(task) { event in
+            guard case .downloadFinished(let location) = event else { return }
+            if rename(location.path, destination.path) != 0 {
+                moveError = TransferError(
+                    .cannotWriteToFile, "cannot move the download to \(destination.path): \(String(cString: strerror(errno)))",
+                    failingURL: request.url)
+            }
+        }
+        if let error = task.error ?? moveError { throw error }
+        guard let response = task.response else {
+            throw TransferError(.badServerResponse, "the download ended without a response", failingURL: request.url)
+        }
+        return response
+    }
+
+    /// Streams the body as it arrives (TT-02, LC-05, LC-06): returns once the response's headers are
+    /// in; the body follows through the returned sequence. While the reader is behind, the transfer
+    /// pauses (at most about 1 MiB waits in memory). Dropping the sequence early cancels the transfer.
+    public func bytes(for request: TransferRequest) async throws(TransferError) -> (ResponseBody, TransferResponse) {
+        let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .stream) }
+        _ = task.channel.claimConsumer()
+        let body = ResponseBody(task: task)
+        task.resume()
+        let response: TransferResponse? = await withTaskCancellationHandler {
+            await body.waitForResponse()
+        } onCancel: {
+            task.cancel()
+        }
+        guard let response else {
+            throw task.error ?? TransferError(.badServerResponse, "the transfer ended without a response", failingURL: request.url)
+        }
+        return (body, response)
+    }
+
+    /// Resumes `task` and consumes its events until it completes, passing each to `onEvent` and the
+    /// notifications to the delegate.
+    private func run(_ task: SessionTask, onEvent: (TaskEvent) -> Void) async {
+        _ = task.channel.claimConsumer()
+        var delivery = delegate.map { DelegateDelivery(session: self, delegate: $0, task: task) }
+        await withTaskCancellationHandler {
+            task.resume()
+            while let event = await task.channel.next() {
+                onEvent(event)
+                switch event {
+                case .data, .downloadFinished: break
+                default: await delivery?.deliver(event)
+                }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Completion-handler forms (TT-07, TT-08, LC-23): the handler runs once, on some other thread
+/// (LC-17), after the task completed. The session's delegate still answers decisions.
+extension Session {
+    public func dataTask(
+        with request: TransferRequest,
+        completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void
+    ) throws(TransferError) -> DataTask {
+        let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .collect) }
+        onCompletion(of: task) {
+            switch await task.result() {
+            case .success(let (data, response)): completionHandler(data, response, nil)
+            case .failure(let error): completionHandler(nil, task.response, error)
+            }
+        }
+        return task
+    }
+
+    public func uploadTask(
+        with request: TransferRequest, from body: UploadBody,
+        completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void
+    ) throws(TransferError) -> UploadTask {
+        let request = Self.uploadRequest(request)
+        let task = try register { UploadTask(session: self, identifier: $0, request: request, body: body, bodyDelivery: .collect) }
+        onCompletion(of: task) {
+            switch await task.result() {
+            case .success(let (data, response)): completionHandler(data, response, nil)
+            case .failure(let error): completionHandler(nil, task.response, error)
+            }
+        }
+        return task
+    }
+
+    /// The handler gets the temporary file, valid only until it returns (DL-02), or the error.
+    public func downloadTask(
+        with request: TransferRequest,
+        completionHandler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void
+    ) throws(TransferError) -> DownloadTask {
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
+        _ = task.channel.claimConsumer()
+        Task {
+            while let event = await task.channel.next() {
+                switch event {
+                case .downloadFinished(let location): completionHandler(location, task.response, nil)
+                case .completed(let error?): completionHandler(nil, task.response, error)
+                default: continue
+                }
+            }
+        }
+        return task
+    }
+
+    /// Drains the task's events and runs `body` once it completed.
+    private func onCompletion(of task: SessionTask, _ body: @escaping @Sendable () async -> Void) {
+        _ = task.channel.claimConsumer()
+        Task {
+            while await task.channel.next() != nil {}
+            await body()
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+
+/// A group of related tasks sharing one configuration and an optional delegate (SES-06, SES-09).
+///
+/// The configuration is copied at creation and never changes (SES-11, SES-12). Without a delegate
+/// the session decides everything itself: it follows redirects, allows every response (SES-10).
+/// When no longer needed, a session is invalidated: `finishTasksAndInvalidate()` lets tasks finish,
+/// `invalidateAndCancel()` cancels them; either way the delegate then hears
+/// `didBecomeInvalidWithError` and no new task can be made (SES-33).
+public final class Session: Sendable {
+    public let configuration: SessionConfiguration
+    public let delegate: (any SessionDelegate)?
+    let scheduler: TaskScheduler
+
+    private enum Validity { case valid, invalidating, invalid }
+
+    private struct State {
+        var nextTaskIdentifier = 1
+        var tasks: [Int: SessionTask] = [:]
+        var validity = Validity.valid
+        var invalidationWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Delegate drivers still delivering events; invalidation is announced after them.
+        var drivers: [Int: Task<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a session; throws when the configuration has an unusable value.
+    public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.delegate = delegate
+        self.scheduler = TaskScheduler(configuration: configuration, loops: configuration.loopGroup ?? .shared)
+    }
+
+    /// A shared session with the default configuration and no delegate (SES-07).
+    public static let shared: Session = {
+        do {
+            return try Session(configuration: .default)
+        } catch {
+            fatalError("the default configuration is invalid: \(error)")
+        }
+    }()
+
+    // MARK: tasks
+
+    /// The tasks created and not yet completed, by identifier order.
+    public var tasks: [SessionTask] {
+        state.withLock { $0.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+    }
+
+    /// Registers a new task; throws once invalidation began.
+    func register<T: SessionTask>(_ make: (Int) -> T) throws(TransferError) -> T {
+        let task: T? = state.withLock { state in
+            guard state.validity == .valid else { return nil }
+            let task = make(state.nextTaskIdentifier)
+            state.nextTaskIdentifier += 1
+            state.tasks[task.taskIdentifier] = task
+            return task
+        }
+        guard let task else {
+            throw TransferError(.sessionInvalidated, "the session was invalidated; create a new session for new tasks")
+        }
+        return task
+    }
+
+    func nextTaskIdentifier() -> Int {
+        state.withLock { state in
+            defer { state.nextTaskIdentifier += 1 }
+            return state.nextTaskIdentifier
+        }
+    }
+
+    func taskDidComplete(_ task: SessionTask) {
+        scheduler.release(task)
+        let becameInvalid = state.withLock { state -> Bool in
+            state.tasks[task.taskIdentifier] = nil
+            return state.validity == .invalidating && state.tasks.isEmpty
+        }
+        if becameInvalid { becomeInvalid() }
+    }
+
+    /// Lets the delegate drive a task's events, when there is a delegate.
+    func startDelegateDriver(for task: SessionTask) {
+        guard let delegate, task.channel.claimConsumer() else { return }
+        // Created under the lock, so the driver's own removal (which takes the lock) comes after.
+        state.withLock { state in
+            state.drivers[task.taskIdentifier] = Task { [self] in
+                var delivery = DelegateDelivery(session: self, delegate: delegate, task: task)
+                while let event = await task.channel.next() {
+                    await delivery.deliver(event)
+                }
+                _ = self.state.withLock { $0.drivers.removeValue(forKey: task.taskIdentifier) }
+            }
+        }
+    }
+
+    // MARK: invalidation (SES-33)
+
+    /// No new tasks; the session becomes invalid once every existing task has completed.
+    public func finishTasksAndInvalidate() {
+        let invalidNow = state.withLock { state -> Bool in
+            guard state.validity == .valid else { return false }
+            state.validity = .invalidating
+            return state.tasks.isEmpty
+        }
+        if invalidNow { becomeInvalid() }
+    }
+
+    /// Cancels every task and invalidates the session.
+    public func invalidateAndCancel() {
+        let (tasks, invalidNow) = state.withLock { state -> ([SessionTask], Bool) in
+            if state.validity == .valid { state.validity = .invalidating }
+            return (Array(state.tasks.values), state.tasks.isEmpty && state.validity == .invalidating)
+        }
+        for task in tasks { task.cancel() }
+        if invalidNow { becomeInvalid() }
+    }
+
+    public var isInvalidated: Bool { state.withLock { $0.validity == .invalid } }
+
+    /// Returns once the session became invalid (after the delegate heard about it).
+    public func waitUntilInvalidated() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.validity == .invalid { return true }
+                state.invalidationWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    private func becomeInvalid() {
+        let drivers = state.withLock { state -> [Task<Void, Never>]? in
+            guard state.validity == .invalidating else { return nil }
+            return Array(state.drivers.values)
+        }
+        guard let drivers else { return }
+        Task { [self] in
+            // Every task's last event reaches the delegate before the session's (ER-07, LC-14).
+            for driver in drivers { await driver.value }
+            if let delegate { await delegate.session(self, didBecomeInvalidWithError: nil) }
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.validity = .invalid
+                defer { state.invalidationWaiters = [] }
+                return state.invalidationWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    // MARK: decisions asked by transfers
+
+    /// The redirect decision now when there is no delegate (RD-04), else nil and `reply` later.
+    func redirectDecision(
+        for task: SessionTask, response: TransferResponse, proposed: TransferRequest,
+        reply: @escaping @Sendable (RedirectDisposition) -> Void
+    ) -> RedirectDisposition? {
+        guard let delegate else { return .follow(proposed) }
+        Task { reply(await delegate.session(self, task: task, willPerformRedirection: response, newRequest: proposed)) }
+        return nil
+    }
+
+    /// The response disposition now when there is no delegate, else nil and `reply` later (LC-08).
+    func responseDisposition(
+        for task: DataTask, response: TransferResponse, reply: @escaping @Sendable (ResponseDisposition) -> Void
+    ) -> ResponseDisposition? {
+        guard let delegate else { return .allow }
+        Task { reply(await delegate.session(self, dataTask: task, didReceive: response)) }
+        return nil
+    }
+
+    /// Asks the delegate for a fresh body stream (UP-05); nil without a delegate.
+    func newBodyStream(for task: SessionTask, reply: @escaping @Sendable (UploadBody.Stream?) -> Void) {
+        guard let delegate else {
+            reply(nil)
+            return
+        }
+        Task { reply(await delegate.session(self, taskNeedsNewBodyStream: task)) }
+    }
+
+    /// Makes the download task a data task turns into (LC-09); it is already running.
+    func convertToDownload(_ dataTask: DataTask, response: TransferResponse, transfer: CurlTransfer) -> DownloadTask {
+        let download = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: dataTask.currentRequest)
+        download.adoptRunningTransfer(transfer, response: response, progress: dataTask.progress)
+        state.withLock { $0.tasks[download.taskIdentifier] = download }
+        scheduler.movePlace(from: dataTask, to: download)
+        startDelegateDriver(for: download)
+        return download
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// How a session behaves (SES-01..SES-29). A value type: a session copies it when it is created, so
+/// changing a configuration afterwards only affects sessions created later (SES-11, SES-12, SES-14).
+public struct SessionConfiguration: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// Persistent storage allowed (SES-02).
+        case `default`
+        /// Nothing written to disk; storage lives and dies with the session (SES-03).
+        case ephemeral
+    }
+
+    public enum TLSVersion: String, Sendable, Equatable, Comparable {
+        case tls10 = "1.0", tls11 = "1.1", tls12 = "1.2", tls13 = "1.3"
+
+        private var rank: Int {
+            switch self {
+            case .tls10: 0
+            case .tls11: 1
+            case .tls12: 2
+            case .tls13: 3
+            }
+        }
+        public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public struct Proxy: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable {
+            case http
+            /// SOCKS5 with host names resolved by the proxy (socks5h).
+            case socks5
+        }
+        public var kind: Kind
+        public var host: String
+        public var port: Int
+        public var username: String?
+        public var password: String?
+
+        public init(kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil) {
+            self.kind = kind
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+        }
+
+        /// Parses `http://[user:pass@]host:port`, `socks5://...` or `socks5h://...`; a bare
+        /// `host:port` means an HTTP proxy.
+        public init?(url string: String) {
+            let withScheme = string.contains("://") ? string : "http://" + string
+            guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty
+            else { return nil }
+            switch components.scheme?.lowercased() {
+            case "http": kind = .http
+            case "socks5", "socks5h": kind = .socks5
+            default: return nil
+            }
+            self.host = host
+            self.port = components.port ?? (kind == .http ? 1080 : 1080)
+            username = components.user?.removingPercentEncoding
+            password = components.password?.removingPercentEncoding
+        }
+    }
+
+    public private(set) var kind: Kind
+
+    /// Idle timeout: the longest time a request may go without any bytes moving (LC-22). Default 60 s.
+    public var requestTimeout: TimeInterval = 60
+    /// Total time a resource may take, from start to the last byte (SES-19). Default 7 days.
+    public var resourceTimeout: TimeInterval = 7 * 24 * 3600
+    /// Time allowed to establish a connection (TCP and TLS). Nil: bounded by `requestTimeout`.
+    public var connectTimeout: TimeInterval?
+    /// At most this many transfers to one host run at once; the rest wait, highest priority first (SES-18).
+    public var maximumConnectionsPerHost: Int = 6
+    /// Headers added to every request unless the request sets the same field itself.
+    public var additionalHeaders: HTTPHeaders = [:]
+    /// TLS version bounds (SES-20, TLS-12). Nil: libcurl's defaults.
+    public var tlsMinimumVersion: TLSVersion?
+    public var tlsMaximumVersion: TLSVersion?
+    /// Extra certificate authorities (PEM) trusted in addition to the system store.
+    public var additionalTrustedCAsPEM: String?
+    /// Proxy for every request (SES-21, PR-02, PR-03). Nil: direct connections (environment proxy
+    /// variables are ignored, so a session behaves the same wherever it runs).
+    public var proxy: Proxy?
+    /// Offer HTTP/2 over ALPN on https (and use HTTP/2 multiplexing). Off: HTTP/1.1 only.
+    public var httpVersion2Enabled: Bool = true
+    /// HTTP/1.1 pipelining is obsolete and unsupported by libcurl; this controls HTTP/2 multiplexing
+    /// of several requests over one connection (SES-23).
+    public var httpShouldUsePipelining: Bool = true
+    /// How many redirects a task follows before failing with `tooManyRedirects` (RD-04).
+    public var maximumRedirects: Int = 16
+    /// Send `Accept-Encoding` and decode gzip, deflate, br and zstd bodies transparently.
+    public var acceptsCompressedContent: Bool = true
+    /// Loops that run this session's transfers. Nil: the process-wide shared group.
+    public var loopGroup: CurlLoopGroup?
+
+    private init(kind: Kind) {
+        self.kind = kind
+    }
+
+    public static var `default`: SessionConfiguration { SessionConfiguration(kind: .default) }
+    public static var ephemeral: SessionConfiguration { SessionConfiguration(kind: .ephemeral) }
+
+    /// Checks values that would make transfers misbehave; a session refuses such a configuration.
+    func validate() throws(ConfigurationError) {
+        guard requestTimeout > 0 else { throw ConfigurationError("requestTimeout must be positive") }
+        guard resourceTimeout > 0 else { throw ConfigurationError("resourceTimeout must be positive") }
+        if let connectTimeout, connectTimeout <= 0 { throw ConfigurationError("connectTimeout must be positive") }
+        guard maximumConnectionsPerHost >= 1 else {
+            throw ConfigurationError("maximumConnectionsPerHost must be at least 1")
+        }
+        guard maximumRedirects >= 0 else { throw ConfigurationError("maximumRedirects must not be negative") }
+        if let low = tlsMinimumVersion, let high = tlsMaximumVersion, low > high {
+            throw ConfigurationError("tlsMinimumVersion \(low.rawValue) is above tlsMaximumVersion \(high.rawValue)")
+        }
+        if let proxy, !(1...65535).contains(proxy.port) {
+            throw ConfigurationError("proxy port \(proxy.port) is out of range")
+        }
+    }
+}
+
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// What a data task does with a response (LC-08, LC-09).
+public enum ResponseDisposition: Sendable, Equatable {
+    case allow
+    case cancel
+    /// Turn the data task into a download task: the rest of the body goes to a file (LC-09).
+    case becomeDownload
+}
+
+/// What a task does about a redirect (RD-02, RD-03).
+public enum RedirectDisposition: Sendable, Equatable {
+    /// Follow, sending this request (the proposed one, or a substitute).
+    case follow(TransferRequest)
+    /// Don't follow: the redirect response itself becomes the task's response.
+    case refuse
+    /// Cancel the whole task.
+    case cancel
+}
+
+/// The session's optional delegate (SES-09, SES-10, SES-32, LC-03).
+///
+/// Every method has a default, so a delegate implements only what it cares about. Decision methods may
+/// take as long as they like: the transfer stays paused until they return (AU-21, LC-16). Events of one
+/// task reach the delegate in order, one at a time.
+public protocol SessionDelegate: AnyObject, Sendable {
+    // Decisions.
+    func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
+                 newRequest: TransferRequest) async -> RedirectDisposition
+    func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition
+    /// A streamed upload body must be sent again (a 307/308 redirect); return a fresh stream, or nil to
+    /// fail the task (UP-05, UP-06: never asked for Data or file bodies).
+    func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream?
+
+    // Notifications.
+    func session(_ session: Session, task: SessionTask, didRedirectTo request: TransferRequest, from response: TransferResponse) async
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) async
+    func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) async
+    func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                 totalBytesExpectedToSend: Int64?) async
+    func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+                 totalBytesExpectedToWrite: Int64?) async
+    /// The file is deleted as soon as this returns: move or open it here (DL-02).
+    func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async
+    func session(_ session: Session, didBecomeInvalidWithError error: TransferError?) async
+}
+
+extension SessionDelegate {
+    public func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
+                        newRequest: TransferRequest) async -> RedirectDisposition { .follow(newRequest) }
+    public func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition {
+        .allow
+    }
+    public func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream? { nil }
+    public func session(_ session: Session, task: SessionTask, didRedirectTo request: TransferRequest,
+                        from response: TransferResponse) async {}
+    public func session(_ session: Session, dataTask: DataTask, didReceive data: Data) async {}
+    public func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) async {}
+    public func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                        totalBytesExpectedToSend: Int64?) async {}
+    public func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) async {}
+    public func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async {}
+    public func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async {}
+    public func session(_ session: Session, didBecomeInvalidWithError error: TransferError?) async {}
+}

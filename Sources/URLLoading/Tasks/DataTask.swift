@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// A task whose response body goes to memory (TT-02): collected whole, or streamed piece by piece
+/// with back-pressure (the transfer pauses while the consumer is behind).
+public class DataTask: SessionTask, @unchecked Sendable {
+    enum BodyDelivery: Sendable {
+        /// Kept in memory and returned on completion.
+        case collect
+        /// Delivered as `.data` events as it arrives.
+        case stream
+    }
+
+    let bodyDelivery: BodyDelivery
+    private let collectedBody = Mutex<Data?>(nil)
+
+    init(session: Session, identifier: Int, request: TransferRequest, kind: Kind = .data, bodyDelivery: BodyDelivery) {
+        self.bodyDelivery = bodyDelivery
+        super.init(session: session, identifier: identifier, request: request, kind: kind)
+    }
+
+    /// Waits for completion and returns the body and the response. HTTP error statuses are responses,
+    /// not errors (ER-01): check `response.statusCode`. For streamed tasks the body is empty.
+    public func value() async throws(TransferError) -> (Data, TransferResponse) {
+        if let error = await waitUntilCompleted() { throw error }
+        guard let response else {
+            throw TransferError(.badServerResponse, "the transfer ended without a response", failingURL: originalRequest.url)
+        }
+        return (collectedBody.withLock { $0 } ?? Data(), response)
+    }
+
+    /// `value()` as a `Result`.
+    public func result() async -> Result<(Data, TransferResponse), TransferError> {
+        do {
+            return .success(try await value())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func storeCollectedBody(_ body: Data) {
+        collectedBody.withLock { $0 = body }
+    }
+}
+
+/// A task whose body goes to a temporary file (TT-04, DL-05), handed to the consumer with
+/// `.downloadFinished` and deleted once the consumer moves on (DL-02).
+public final class DownloadTask: SessionTask, @unchecked Sendable {
+    private let directory = Mutex<URL?>(nil)
+
+    init(session: Session, identifier: Int, request: TransferRequest) {
+        super.init(session: session, identifier: identifier, request: request, kind: .download)
+    }
+
+    /// Where the temporary file is made; the system temporary directory unless set before `resume()`.
+    /// Putting it on the destination's file system makes the final move a rename, not a copy.
+    public var temporaryDirectory: URL? {
+        get { directory.withLock { $0 } }
+        set { directory.withLock { $0 = newValue } }
+    }
+}
+
+/// A data task that sends a body from memory, a file or a stream (TT-05, UP-01).
+public final class UploadTask: DataTask, @unchecked Sendable {
+    public let body: UploadBody
+
+    init(session: Session, identifier: Int, request: TransferRequest, body: UploadBody, bodyDelivery: BodyDelivery) {
+        self.body = body
+        super.init(session: session, identifier: identifier, request: request, kind: .upload, bodyDelivery: bodyDelivery)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+
+/// One request and its follow-ups (TT-01, TT-06): the base of data, download and upload tasks.
+///
+/// Thread-safe. Tasks start suspended (LC-01); `resume()` starts them. Progress and state can be read at
+/// any time; the task's events go to exactly one consumer: the session's delegate if it has one, the
+/// async API that created the task, or whoever iterates `events`.
+public class SessionTask: @unchecked Sendable, CustomStringConvertible {
+    enum Kind: Sendable { case data, download, upload }
+
+    public let taskIdentifier: Int
+    /// The request as created (LC-20: a copy, unaffected by later changes to the caller's value).
+    public let originalRequest: TransferRequest
+    public let session: Session
+    let kind: Kind
+    let channel = TaskEventChannel()
+
+    struct State {
+        var lifecycle = TaskLifecycle()
+        var currentRequest: TransferRequest
+        var response: TransferResponse?
+        var progress = TransferProgress()
+        var error: TransferError?
+        var priority: Float
+        /// Where the transfer runs once the scheduler started it; nil before and after.
+        var transfer: CurlTransfer?
+        var completionWaiters: [CheckedContinuation<Void, Never>] = []
+        var completed = false
+    }
+
+    let guarded: Mutex<State>
+
+    init(session: Session, identifier: Int, request: TransferRequest, kind: Kind) {
+        self.session = session
+        self.taskIdentifier = identifier
+        self.originalRequest = request
+        self.kind = kind
+        self.guarded = Mutex(State(currentRequest: request, priority: request.priority))
+    }
+
+    // MARK: public state
+
+    public var state: TaskState { guarded.withLock { $0.lifecycle.state } }
+    /// The request being sent now; differs from the original after redirects.
+    public var currentRequest: TransferRequest { guarded.withLock { $0.currentRequest } }
+    /// The final response, once its headers arrived.
+    public var response: TransferResponse? { guarded.withLock { $0.response } }
+    public var progress: TransferProgress { guarded.withLock { $0.progress } }
+    /// Why the task failed, once it completed; nil on success.
+    public var error: TransferError? { guarded.withLock { $0.error } }
+
+    /// Scheduling priority, 0...1: when all connections to a host are busy, the highest priority waiting
+    /// task starts first. Changes matter until the task starts.
+    public var priority: Float {
+        get { guarded.withLock { $0.priority } }
+        set { guarded.withLock { $0.priority = min(1, max(0, newValue)) } }
+    }
+
+    public var description: String {
+        "\(type(of: self))(\(taskIdentifier), \(originalRequest.method) \(originalRequest.url.absoluteString), \(state))"
+    }
+
+    // MARK: control
+
+    /// Starts the task, or continues it after `suspend()`.
+    public func resume() {
+        let (action, transfer) = guarded.withLock { ($0.lifecycle.resume(), $0.transfer) }
+        switch action {
+        case .none: break
+        case .start: session.scheduler.submit(self)
+        case .continueTransfer:
+            if let transfer { transfer.post { $0.setUserPaused(false) } } else { session.scheduler.wake() }
+        }
+    }
+
+    /// Pauses the transfer, keeping its connection (LC-02); `resume()` continues it.
+    public func suspend() {
+        let (mustPause, transfer) = guarded.withLock { ($0.lifecycle.suspend(), $0.transfer) }
+        if mustPause, let transfer { transfer.post { $0.setUserPaused(true) } }
+    }
+
+    /// Ends the task with a `cancelled` error (LC-15, ER-04).
+    public func cancel() {
+        let (action, transfer) = guarded.withLock { ($0.lifecycle.cancel(), $0.transfer) }
+        switch action {
+        case .none: break
+        case .finishNow: finish(error: .cancelled(originalRequest.url))
+        case .cancelTransfer:
+            if let transfer {
+                transfer.post { $0.cancel() }
+            } else if session.scheduler.withdraw(self) {
+                finish(error: .cancelled(originalRequest.url))
+            }
+        }
+    }
+
+    /// The task's events (LC-14). A task has a single consumer: with a session delegate, or when the
+    /// task came from an async convenience method, the events are already taken and this sequence is
+    /// empty. Subscribe before `resume()` to see every event.
+    public var events: TaskEvents {
+        TaskEvents(channel: channel.claimConsumer() ? channel : nil)
+    }
+
+    /// Waits until the task completes; returns its error, nil on success.
+    @discardableResult
+    public func waitUntilCompleted() async -> TransferError? {
+        await withCheckedContinuation { continuation in
+            let done = guarded.withLock { state -> Bool in
+                if state.completed { return true }
+                state.completionWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        return error
+    }
+
+    var isUserSuspended: Bool { guarded.withLock { $0.lifecycle.state == .suspended } }
+
+    // MARK: called by the transfer
+
+    /// Makes the running transfer reachable by suspend/resume/cancel; returns the state at that moment.
+    func attach(_ transfer: CurlTransfer) -> TaskState {
+        guarded.withLock { state in
+            state.transfer = transfer
+            return state.lifecycle.state
+        }
+    }
+
+    func setCurrentRequest(_ request: TransferRequest) {
+        guarded.withLock { $0.currentRequest = request }
+    }
+
+    func setResponse(_ response: TransferResponse) {
+        guarded.withLock { $0.response = response }
+    }
+
+    func updateProgress(_ update: (inout TransferProgress) -> Void) -> TransferProgress {
+        guarded.withLock { state in
+            update(&state.progress)
+            return state.progress
+        }
+    }
+
+    /// Records the outcome, emits `.completed`, wakes waiters and tells the session. Runs once.
+    func finish(error: TransferError?) {
+        let waiters: [CheckedContinuation<Void, Never>]? = guarded.withLock { state in
+            guard state.lifecycle.complete() else { return nil }
+            state.error = error
+            state.completed = true
+            state.transfer = nil
+            defer { state.completionWaiters = [] }
+            return state.completionWaiters
+        }
+        guard let waiters else { return }
+        willComplete()
+        channel.push(.completed(error))
+        for waiter in waiters { waiter.resume() }
+        session.taskDidComplete(self)
+    }
+
+    /// For a task born running (a data task's conversion, LC-09): takes over `transfer`.
+    func adoptRunningTransfer(_ transfer: CurlTransfer, response: TransferResponse, progress: TransferProgress) {
+        guarded.withLock { state in
+            _ = state.lifecycle.resume()
+            state.transfer = transfer
+            state.response = response
+            state.progress = progress
+        }
+    }
+
+    /// Subclasses store what they hand out on completion, before waiters wake.
+    func willComplete() {}
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+
+/// The queue between a transfer (producer, on a loop thread) and the one consumer of a task's events.
+///
+/// Body bytes are bounded: above `highWater` buffered bytes the producer is told to pause, and once the
+/// consumer drains below `lowWater` the registered `onDemand` hook resumes it. Other events are few per
+/// task, and progress events merge, so nothing here grows without bound.
+final class TaskEventChannel: Sendable {
+    static let highWater = 1 << 20
+    static let lowWater = 256 << 10
+
+    private struct State {
+        var queue: [TaskEvent] = []
+        var head = 0
+        var bufferedBytes = 0
+        var waiter: CheckedContinuation<TaskEvent?, Never>?
+        var finished = false
+        var consumerTaken = false
+        /// Set by a producer that found the buffer full; called once the consumer drains.
+        var demandHook: (@Sendable () -> Void)?
+        /// A file handed out with `.downloadFinished`, removed when the consumer asks for more.
+        var fileToRemove: URL?
+        /// Files of `.downloadFinished` events still queued, removed if nobody ever reads them.
+        var unreadFiles: [URL] = []
+
+        var isEmpty: Bool { head == queue.count }
+
+        enum Taken { case event(TaskEvent, (@Sendable () -> Void)?), end, empty }
+
+        /// Pops the next event with its accounting: buffered bytes, the demand hook to fire, the
+        /// download file now handed out.
+        mutating func take() -> Taken {
+            guard let event = popFirst() else { return finished ? .end : .empty }
+            var hook: (@Sendable () -> Void)?
+            if case .data(let data) = event {
+                bufferedBytes -= data.count
+                if bufferedBytes < TaskEventChannel.lowWater {
+                    hook = demandHook
+                    demandHook = nil
+                }
+            }
+            if case .downloadFinished(let file) = event { markHandedOut(file) }
+            return .event(event, hook)
+        }
+
+        mutating func markHandedOut(_ file: URL) {
+            fileToRemove = file
+            unreadFiles.removeAll { $0 == file }
+        }
+
+        mutating func popFirst() -> TaskEvent? {
+            guard head < queue.count else { return nil }
+            let event = queue[head]
+            head += 1
+            if head > 64, head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            return event
+        }
+    }
+
+    private let state = Mutex(State())
+
+    // MARK: producer side
+
+    /// Queues an event. `.completed` closes the channel; later events are dropped.
+    func push(_ event: TaskEvent) {
+        let waiter: CheckedContinuation<TaskEvent?, Never>? = state.withLock { state in
+            guard !state.finished else { return nil }
+            if case .completed = event { state.finished = true }
+            if case .downloadFinished(let file) = event { state.unreadFiles.append(file) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                if case .downloadFinished(let file) = event { state.markHandedOut(file) }
+                return waiter
+            }
+            if case .progress = event, !state.isEmpty, case .progress = state.queue[state.queue.count - 1] {
+                state.queue[state.queue.count - 1] = event
+                return nil
+            }
+            if case .data(let data) = event { state.bufferedBytes += data.count }
+            state.queue.append(event)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// True when the producer may push more body bytes. When false, `onDemand` is kept and called
+    /// once the consumer has drained the buffer (checked and registered under one lock, so no wake-up
+    /// is ever lost).
+    func reserveCapacity(orCallWhenDrained onDemand: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            if state.bufferedBytes < Self.highWater { return true }
+            state.demandHook = onDemand
+            return false
+        }
+    }
+
+    // MARK: consumer side
+
+    /// Claims the consumer role; false when someone already has it.
+    func claimConsumer() -> Bool {
+        state.withLock { state in
+            if state.consumerTaken { return false }
+            state.consumerTaken = true
+            return true
+        }
+    }
+
+    /// The next event, or nil after `.completed` was delivered.
+    func next() async -> TaskEvent? {
+        removeHandedOutFile()
+        switch take() {
+        case .event(let event): return event
+        case .end: return nil
+        case .empty:
+            return await withCheckedContinuation { continuation in
+                // Check again under the lock that registers the waiter, so no push slips between.
+                let (ready, hook): (TaskEvent??, (@Sendable () -> Void)?) = state.withLock { state in
+                    switch state.take() {
+                    case .event(let event, let hook): return (.some(event), hook)
+                    case .end: return (.some(nil), nil)
+                    case .empty:
+                        state.waiter = continuation
+                        return (nil, nil)
+                    }
+                }
+                hook?()
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    private enum Taken { case event(TaskEvent), end, empty }
+
+    private func take() -> Taken {
+        let taken = state.withLock { $0.take() }
+        switch taken {
+        case .event(let event, let hook):
+            hook?()
+            return .event(event)
+        case .end: return .end
+        case .empty: return .empty
+        }
+    }
+
+    /// Drops the hand-out of the last download file, deleting it (DL-02).
+    func removeHandedOutFile() {
+        let file = state.withLock { state -> URL? in
+            defer { state.fileToRemove = nil }
+            return state.fileToRemove
+        }
+        if let file { try? FileManager.default.removeItem(at: file) }
+    }
+
+    deinit {
+        // Download files that nobody took are not left behind.
+        let files = state.withLock { state in state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []) }
+        for file in files { try? FileManager.default.removeItem(at: file) }
+    }
+}
+
+/// A task's events as an `AsyncSequence`; a task has one consumer (see `SessionTask.events`).
+public struct TaskEvents: AsyncSequence, Sendable {
+    public typealias Element = TaskEvent
+    let channel: TaskEventChannel?
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let channel: TaskEventChannel?
+        public mutating func next() async -> TaskEvent? {
+            await channel?.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+}
