@@ -104,7 +104,7 @@ enum CurlRequestOptions {
 
         var lines: [String] = []
         for field in headers {
-            guard isToken(field.name), !field.value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard isToken(field.name), !field.value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                 throw TransferError(.invalidRequest, "the header '\(field.name)' has an invalid name or value", failingURL: request.url)
             }
             // "Name;" makes curl send a header with an empty value; "Name:" would remove it.

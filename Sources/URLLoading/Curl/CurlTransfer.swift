@@ -33,6 +33,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var sink = ResponseSink.none
     private var bytesReceived: Int64 = 0
     private var lastProgressEvent: UInt64 = 0
+    private var lastProgressSent = TransferProgress()
 
     private var pauseReasons: PauseReasons = []
     private var curlPauseMask = 0
@@ -258,11 +259,15 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         return 0
     }
 
+    /// At most ten progress events a second, and only when something changed.
     private func emitProgressIfDue(force: Bool = false) {
         let now = CurlLoop.nowMilliseconds()
         guard force || now &- lastProgressEvent >= 100 else { return }
+        let progress = task.progress
+        guard progress != lastProgressSent else { return }
         lastProgressEvent = now
-        task.channel.push(.progress(task.progress))
+        lastProgressSent = progress
+        task.channel.push(.progress(progress))
     }
 
     // MARK: - Responses and decisions
@@ -485,13 +490,13 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     }
 
     private func finishSuccessfully() {
+        emitProgressIfDue(force: true)
         do {
             try sink.finish(task: task)
         } catch {
             finish(error: error)
             return
         }
-        emitProgressIfDue(force: true)
         finish(error: nil)
     }
 

@@ -6,7 +6,8 @@ public final class ResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data
     public typealias Failure = TransferError
 
-    let task: DataTask
+    /// The task delivering this body: its progress, or `cancel()` to stop early.
+    public let task: DataTask
 
     init(task: DataTask) {
         self.task = task

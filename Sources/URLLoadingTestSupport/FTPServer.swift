@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// A real FTP server for the engine's ftp:// tests: Debian's `python3-pyftpdlib`, run as a
+/// child process on 127.0.0.1, serving a fresh temporary directory with write access.
+///
+/// Anonymous login unless `credentials` are given. Check `isAvailable` first and skip the
+/// test when it is false, rather than fail on a machine without pyftpdlib.
+public final class FTPServer: Sendable {
+    public let port: Int
+    /// The directory served as the FTP root; uploads land here.
+    public let directory: String
+
+    /// Holds the pyftpdlib log, beside (not inside) the served directory.
+    private let workDirectory: URL
+    private let running: Mutex<RunningProcess?>
+
+    /// The Python with pyftpdlib: Debian's, not whatever `python3` is first on PATH.
+    static let python = "/usr/bin/python3"
+
+    private init(port: Int, directory: String, workDirectory: URL, process: RunningProcess) {
+        self.port = port
+        self.directory = directory
+        self.workDirectory = workDirectory
+        self.running = Mutex(process)
+    }
+
+    /// Whether python3 can import pyftpdlib (Debian package python3-pyftpdlib).
+    public static let isAvailable: Bool = CommandLineTool(executablePath: python).succeeds(["-c", "import pyftpdlib"])
+
+    /// Writes `files` (name → contents; names may contain "/" for subdirectories) into a new
+    /// directory, starts the server on a free port, and returns once it accepts connections.
+    /// - Throws: `TestServerError.toolMissing` without python3, `.serverDidNotStart` (with the
+    ///   server's log) when it exits or is not reachable within 10 seconds.
+    public static func start(files: [String: Data], credentials: (user: String, password: String)? = nil) throws -> FTPServer {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw TestServerError.toolMissing(path: python)
+        }
+        let workDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ferry-ftp-\(UUID().uuidString)", isDirectory: true)
+        let root = workDirectory.appendingPathComponent("root", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            for (name, contents) in files {
+                let file = root.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try contents.write(to: file)
+            }
+            // The free port may be taken between choosing and binding it; try a few.
+            var lastError: Error = TestServerError.serverDidNotStart("no attempt made")
+            for _ in 0..<5 {
+                let port = try LoopbackPort.unused()
+                do {
+                    let process = try RunningProcess.launch(
+                        python,
+                        arguments: pyftpdlibArguments(port: port, root: root.path, credentials: credentials),
+                        log: workDirectory.appendingPathComponent("pyftpdlib.log")
+                    )
+                    try waitUntilReachable(port: port, process: process)
+                    return FTPServer(port: port, directory: root.path, workDirectory: workDirectory, process: process)
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError
+        } catch {
+            try? FileManager.default.removeItem(at: workDirectory)
+            throw error
+        }
+    }
+
+    /// "ftp://127.0.0.1:PORT/name"
+    public func url(_ name: String) -> String {
+        "ftp://127.0.0.1:\(port)/" + (name.hasPrefix("/") ? String(name.dropFirst()) : name)
+    }
+
+    /// Terminates the server and removes its directory. Safe to call more than once.
+    public func stop() {
+        let process = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        process?.terminate()
+        try? FileManager.default.removeItem(at: workDirectory)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// `python3 -m pyftpdlib -i 127.0.0.1 -p PORT -d DIR -w`, run through a short prelude that
+    /// exits when its standard input closes: if the test process dies without `stop()`, the
+    /// pipe closes with it and the server does not outlive it.
+    private static func pyftpdlibArguments(port: Int, root: String, credentials: (user: String, password: String)?) -> [String] {
+        let prelude = """
+            import os, runpy, sys, threading
+            threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
+            sys.argv[0] = "pyftpdlib"
+            runpy.run_module("pyftpdlib", run_name="__main__", alter_sys=True)
+            """
+        var arguments = ["-c", prelude, "-i", "127.0.0.1", "-p", String(port), "-d", root, "-w"]
+        if let credentials {
+            arguments += ["-u", credentials.user, "-P", credentials.password]
+        }
+        return arguments
+    }
+
+    private static func waitUntilReachable(port: Int, process: RunningProcess) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard process.isRunning else {
+                throw TestServerError.serverDidNotStart("pyftpdlib exited: \(process.logText)")
+            }
+            if LoopbackPort.acceptsConnections(port) {
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.terminate()
+        throw TestServerError.serverDidNotStart("pyftpdlib not reachable on port \(port) after 10 s: \(process.logText)")
+    }
+}

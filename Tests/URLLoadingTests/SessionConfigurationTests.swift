@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+import URLLoading
+import URLLoadingTestSupport
+
+/// Every configuration value a session accepts is applied (SES-11, SES-12, SES-18..SES-23, LC-22).
+@Suite("Session configuration", .timeLimit(.minutes(2)))
+struct SessionConfigurationTests {
+    @Test("a session copies its configuration; later changes affect only new sessions (SES-11, SES-12, SES-14)")
+    func configurationIsCopied() async throws {
+        try await Fixture.withOrigin { origin in
+            var configuration = SessionConfiguration.default
+            configuration.additionalHeaders["X-Generation"] = "first"
+            let first = try Session(configuration: configuration)
+            configuration.additionalHeaders["X-Generation"] = "second"
+            let second = try Session(configuration: configuration)
+
+            let (firstData, _) = try await first.data(for: Fixture.request(origin.url("/echo")))
+            let (secondData, _) = try await second.data(for: Fixture.request(origin.url("/echo")))
+            #expect(try Fixture.echo(firstData).header("X-Generation") == "first")
+            #expect(try Fixture.echo(secondData).header("X-Generation") == "second")
+            #expect(first.configuration.additionalHeaders["X-Generation"] == "first")
+        }
+    }
+
+    @Test("unusable values are refused when the session is made")
+    func invalidConfigurationIsRefused() {
+        var configuration = SessionConfiguration.default
+        configuration.maximumConnectionsPerHost = 0
+        #expect(throws: ConfigurationError.self) { try Session(configuration: configuration) }
+        configuration = .default
+        configuration.tlsMinimumVersion = .tls13
+        configuration.tlsMaximumVersion = .tls12
+        #expect(throws: ConfigurationError.self) { try Session(configuration: configuration) }
+        configuration = .default
+        configuration.requestTimeout = 0
+        #expect(throws: ConfigurationError.self) { try Session(configuration: configuration) }
+    }
+
+    @Test("additional headers are sent, and a request's own field wins")
+    func additionalHeaders() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session {
+                $0.additionalHeaders = ["X-Team": "ferry", "Accept-Language": "fr"]
+            }
+            var request = Fixture.request(origin.url("/echo"))
+            request.headers["Accept-Language"] = "de"
+            let (data, _) = try await session.data(for: request)
+            let echo = try Fixture.echo(data)
+            #expect(echo.header("X-Team") == "ferry")
+            #expect(echo.headers(named: "Accept-Language") == ["de"])
+        }
+    }
+
+    @Test("the idle request timeout ends a stalled transfer with timed_out (LC-22)")
+    func requestTimeout() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.requestTimeout = 1 }
+            let start = ContinuousClock.now
+            let error = await #expect(throws: TransferError.self) {
+                _ = try await session.data(for: Fixture.request(origin.url("/stall?bytes=1000")))
+            }
+            #expect(error?.code == .timedOut)
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test("a per-request timeout overrides the session's (LC-22)")
+    func perRequestTimeout() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.requestTimeout = 60 }
+            var request = Fixture.request(origin.url("/delay/5000"))
+            request.timeoutInterval = 1
+            let error = await #expect(throws: TransferError.self) { _ = try await session.data(for: request) }
+            #expect(error?.code == .timedOut)
+        }
+    }
+
+    @Test("the resource timeout bounds the whole transfer even while bytes keep flowing (SES-19)")
+    func resourceTimeout() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session {
+                $0.requestTimeout = 30
+                $0.resourceTimeout = 1
+            }
+            let start = ContinuousClock.now
+            let error = await #expect(throws: TransferError.self) {
+                _ = try await session.data(for: Fixture.request(origin.url("/drip?bytes=100&chunks=100&delay_ms=100")))
+            }
+            #expect(error?.code == .timedOut)
+            #expect(ContinuousClock.now - start < .seconds(8))
+        }
+    }
+
+    @Test("the connect timeout covers a TLS handshake that never answers")
+    func connectTimeout() async throws {
+        let silent = try SilentServer()
+        defer { silent.close() }
+        let session = try Fixture.session {
+            $0.connectTimeout = 1
+            $0.requestTimeout = 30
+        }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: TransferError.self) {
+            _ = try await session.data(for: Fixture.request("https://127.0.0.1:\(silent.port)/"))
+        }
+        #expect(error?.code == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test("at most maximumConnectionsPerHost transfers run at once per host (SES-18)")
+    func maximumConnectionsPerHost() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.maximumConnectionsPerHost = 2 }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { _ = try await session.data(for: Fixture.request(origin.url("/delay/200"))) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(origin.maxConcurrentRequests == 2)
+            #expect(origin.requests.count == 6)
+        }
+    }
+
+    @Test("when connections are scarce, higher priority tasks start first (LC-02)")
+    func priorityOrdersWaitingTasks() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.maximumConnectionsPerHost = 1 }
+            let blocker = try session.dataTask(with: Fixture.request(origin.url("/delay/300")))
+            blocker.resume()
+            try await Fixture.eventually("the blocker to reach the server") { origin.requests.count == 1 }
+            var waiting: [DataTask] = []
+            for (name, priority) in [("low-1", TransferRequest.lowPriority), ("low-2", TransferRequest.lowPriority),
+                                     ("high", TransferRequest.highPriority)] {
+                var request = Fixture.request(origin.url("/echo?name=\(name)"))
+                request.priority = priority
+                let task = try session.dataTask(with: request)
+                task.resume()
+                waiting.append(task)
+            }
+            for task in [blocker] + waiting { await task.waitUntilCompleted() }
+            let order = origin.requests.dropFirst().map(\.uri)
+            #expect(order == ["/echo?name=high", "/echo?name=low-1", "/echo?name=low-2"])
+        }
+    }
+
+    @Test("the maximum redirect count ends a long chain with too_many_redirects (RD-04)")
+    func maximumRedirects() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.maximumRedirects = 3 }
+            let error = await #expect(throws: TransferError.self) {
+                _ = try await session.data(for: Fixture.request(origin.url("/redirect/5")))
+            }
+            #expect(error?.code == .tooManyRedirects)
+            let (_, response) = try await session.data(for: Fixture.request(origin.url("/redirect/3")))
+            #expect(response.statusCode == 200)
+        }
+    }
+
+    @Test("compressed content is asked for only when enabled")
+    func acceptsCompressedContent() async throws {
+        try await Fixture.withOrigin { origin in
+            let on = try Fixture.session()
+            let off = try Fixture.session { $0.acceptsCompressedContent = false }
+            let (onData, _) = try await on.data(for: Fixture.request(origin.url("/echo")))
+            let (offData, _) = try await off.data(for: Fixture.request(origin.url("/echo")))
+            #expect(try Fixture.echo(onData).header("Accept-Encoding")?.contains("gzip") == true)
+            #expect(try Fixture.echo(offData).header("Accept-Encoding") == nil)
+        }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts connections and never says a word.
+final class SilentServer: @unchecked Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            Glibc.close(descriptor)
+            throw TransferError(.unknown, "cannot listen")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
