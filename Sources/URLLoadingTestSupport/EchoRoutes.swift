@@ -13,7 +13,8 @@ enum EchoRoutes {
         try await send(report(of: request, includingBody: true), to: response)
     }
 
-    /// The body was read slowly (see `RequestPartReader.readBody(throttled:)`) before this runs.
+    /// `/slow-upload-sink?bytes_per_pause=16384&pause_ms=50`: the body was read slowly (see
+    /// `BodyThrottle`) before this runs; the report leaves out `body_base64`.
     @Sendable
     static func slowUploadSink(_ request: OriginRequest, _ response: OriginResponder) async throws {
         try await send(report(of: request, includingBody: false), to: response)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A real FTP server for the engine's ftp:// tests: Debian's `python3-pyftpdlib`, run as a
 /// child process on 127.0.0.1, serving a fresh temporary directory with write access.
@@ -13,7 +13,7 @@ public final class FTPServer: Sendable {
 
     /// Holds the pyftpdlib log, beside (not inside) the served directory.
     private let workDirectory: URL
-    private let running: Mutex<RunningProcess?>
+    private let running: NIOLockedValueBox<RunningProcess?>
 
     /// The Python with pyftpdlib: Debian's, not whatever `python3` is first on PATH.
     static let python = "/usr/bin/python3"
@@ -22,7 +22,7 @@ public final class FTPServer: Sendable {
         self.port = port
         self.directory = directory
         self.workDirectory = workDirectory
-        self.running = Mutex(process)
+        self.running = NIOLockedValueBox(process)
     }
 
     /// Whether python3 can import pyftpdlib (Debian package python3-pyftpdlib).
@@ -76,7 +76,7 @@ public final class FTPServer: Sendable {
 
     /// Terminates the server and removes its directory. Safe to call more than once.
     public func stop() {
-        let process = running.withLock { running in
+        let process = running.withLockedValue { running in
             defer { running = nil }
             return running
         }

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A TCP listener on 127.0.0.1 with an ephemeral port, serving each accepted connection
 /// in its own child task, that can be shut down completely.
@@ -82,11 +82,11 @@ private final class OpenConnections: Sendable {
         var isClosed = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func insert(_ channel: Channel) {
         let key = ObjectIdentifier(channel)
-        let accepted = state.withLock { state in
+        let accepted = state.withLockedValue { state in
             guard !state.isClosed else { return false }
             state.channels[key] = channel
             return true
@@ -97,12 +97,12 @@ private final class OpenConnections: Sendable {
             return
         }
         channel.closeFuture.whenComplete { [self] _ in
-            _ = state.withLock { $0.channels.removeValue(forKey: key) }
+            _ = state.withLockedValue { $0.channels.removeValue(forKey: key) }
         }
     }
 
     func closeAll() {
-        let channels = state.withLock { state in
+        let channels = state.withLockedValue { state in
             state.isClosed = true
             return Array(state.channels.values)
         }

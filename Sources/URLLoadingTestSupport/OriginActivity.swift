@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Everything an `OriginServer` counts, shared by all of its connections.
 ///
@@ -14,12 +14,12 @@ final class OriginActivity: Sendable {
         var maxConcurrentRequests = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Counts a newly accepted TCP connection and hands out its ID.
     /// IDs keep growing across `reset()`, so a reset never makes two connections look alike.
     func connectionAccepted() -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.connectionCount += 1
             defer { state.nextConnectionID += 1 }
             return state.nextConnectionID
@@ -29,7 +29,7 @@ final class OriginActivity: Sendable {
     /// Records a request as soon as its head arrives (so the log is in arrival order)
     /// and counts it as in flight until `requestFinished()`.
     func requestStarted(_ request: RecordedRequest) -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             let token = state.nextRequestToken
             state.nextRequestToken += 1
             state.requests.append((token, request))
@@ -40,7 +40,7 @@ final class OriginActivity: Sendable {
     }
 
     func requestBodyReceived(token: Int, length: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             // Search from the end: the request is almost always among the latest.
             if let index = state.requests.lastIndex(where: { $0.token == token }) {
                 state.requests[index].request.bodyLength = length
@@ -49,24 +49,24 @@ final class OriginActivity: Sendable {
     }
 
     func requestFinished() {
-        state.withLock { $0.requestsInFlight -= 1 }
+        state.withLockedValue { $0.requestsInFlight -= 1 }
     }
 
     var requests: [RecordedRequest] {
-        state.withLock { $0.requests.map(\.request) }
+        state.withLockedValue { $0.requests.map(\.request) }
     }
 
     var connectionCount: Int {
-        state.withLock { $0.connectionCount }
+        state.withLockedValue { $0.connectionCount }
     }
 
     var maxConcurrentRequests: Int {
-        state.withLock { $0.maxConcurrentRequests }
+        state.withLockedValue { $0.maxConcurrentRequests }
     }
 
     /// Forgets requests and counts; requests still in flight keep counting toward the new maximum.
     func reset() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.requests.removeAll()
             state.connectionCount = 0
             state.maxConcurrentRequests = state.requestsInFlight

@@ -41,7 +41,7 @@ enum OriginChannelSetup {
         guard let tls else {
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                let http1 = try OriginHTTPChannel(wrappingChannelSynchronously: channel)
+                let http1 = try wrap(channel)
                 return AcceptedOriginConnection(id: connectionID, channel: channel, wireProtocol: .http1(http1))
             }
         }
@@ -52,7 +52,7 @@ enum OriginChannelSetup {
             channel.configureAsyncHTTPServerPipeline(
                 http1ConnectionInitializer: { connection in
                     connection.eventLoop.makeCompletedFuture {
-                        try OriginHTTPChannel(wrappingChannelSynchronously: connection)
+                        try wrap(connection)
                     }
                 },
                 http2ConnectionInitializer: { connection in
@@ -61,12 +61,21 @@ enum OriginChannelSetup {
                 http2StreamInitializer: { stream in
                     stream.eventLoop.makeCompletedFuture {
                         try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                        return try OriginHTTPChannel(wrappingChannelSynchronously: stream)
+                        return try wrap(stream)
                     }
                 }
             )
         }.map { negotiation in
             AcceptedOriginConnection(id: connectionID, channel: channel, wireProtocol: .negotiating(negotiation))
         }
+    }
+
+    /// Request parts as an async sequence. Only a couple of reads are buffered ahead of the
+    /// routes, so a route that reads slowly holds the client back instead of filling memory.
+    private static func wrap(_ channel: Channel) throws -> OriginHTTPChannel {
+        try OriginHTTPChannel(
+            wrappingChannelSynchronously: channel,
+            configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2))
+        )
     }
 }

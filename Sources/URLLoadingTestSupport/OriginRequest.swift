@@ -32,7 +32,7 @@ struct OriginRequest {
         head.headers.map { HeaderField(name: $0.name, value: $0.value) }
     }
 
-    /// The last path component after `prefix`, e.g. "100" for "/bytes/100" and prefix "/bytes/".
+    /// The rest of the path after a route's `prefix`, e.g. "100" for "/bytes/100" and prefix "/bytes/".
     func pathParameter(after prefix: String) -> String {
         String(path.dropFirst(prefix.count))
     }

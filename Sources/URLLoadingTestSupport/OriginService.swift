@@ -95,7 +95,16 @@ struct OriginService: Sendable {
             if head.version == .http1_1, head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 try await response.sendContinue()
             }
-            request.body = try await reader.readBody(throttled: route.readsBodySlowly)
+            var throttle: BodyThrottle?
+            if route.readsBodySlowly {
+                guard let requested = BodyThrottle(query: request.query) else {
+                    try await response.send(.badRequest, text: "bytes_per_pause and pause_ms must be positive integers")
+                    return false  // The unread body is still on the connection.
+                }
+                throttle = requested
+                await shrinkReceiveBuffer(of: connectionChannel)
+            }
+            request.body = try await reader.readBody(throttle: throttle)
             activity.requestBodyReceived(token: token, length: request.body.length)
             try await route.handler(request, response)
             return !response.connectionMustClose
@@ -103,5 +112,13 @@ struct OriginService: Sendable {
             // The client left, or the server is shutting down mid-response.
             return false
         }
+    }
+
+    /// A slow reader only slows the client if little can pile up in between: the kernel would
+    /// otherwise take megabytes into the receive buffer at once, and the client would see its
+    /// upload finish long before the server read it. (The client's own send buffer still
+    /// absorbs some; only the client can limit that.)
+    private func shrinkReceiveBuffer(of connection: Channel) async {
+        try? await connection.setOption(ChannelOptions.socketOption(.so_rcvbuf), value: 16 * 1024).get()
     }
 }

@@ -1,14 +1,14 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An append-only list shared between a server's connection tasks and the test reading it.
 final class RecordList<Element: Sendable>: Sendable {
-    private let elements = Mutex<[Element]>([])
+    private let elements = NIOLockedValueBox<[Element]>([])
 
     func append(_ element: Element) {
-        elements.withLock { $0.append(element) }
+        elements.withLockedValue { $0.append(element) }
     }
 
     var all: [Element] {
-        elements.withLock { $0 }
+        elements.withLockedValue { $0 }
     }
 }

@@ -23,11 +23,9 @@ final class RequestPartReader {
         return nil
     }
 
-    /// Reads the rest of the current request's body.
-    /// - Parameter throttled: Pause `throttlePause` after every `throttleStride` bytes, so the
-    ///   client's upload is held back by flow control (the inbound stream stops reading from the
-    ///   socket while its small buffer is full).
-    func readBody(throttled: Bool) async throws -> ReceivedBody {
+    /// Reads the rest of the current request's body, pausing as `throttle` says if given.
+    /// While paused, the inbound stream's small buffer fills and NIO stops reading the socket.
+    func readBody(throttle: BodyThrottle?) async throws -> ReceivedBody {
         var body = ReceivedBody()
         var bytesSincePause = 0
         while let part = try await parts.next() {
@@ -36,11 +34,11 @@ final class RequestPartReader {
                 throw OriginProtocolError.unexpectedHead
             case .body(let chunk):
                 body.append(chunk)
-                guard throttled else { continue }
+                guard let throttle else { continue }
                 bytesSincePause += chunk.readableBytes
-                while bytesSincePause >= Self.throttleStride {
-                    bytesSincePause -= Self.throttleStride
-                    try await Task.sleep(for: Self.throttlePause)
+                while bytesSincePause >= throttle.stride {
+                    bytesSincePause -= throttle.stride
+                    try await Task.sleep(for: throttle.pause)
                 }
             case .end:
                 return body
@@ -48,9 +46,6 @@ final class RequestPartReader {
         }
         throw OriginProtocolError.clientWentAway
     }
-
-    static let throttleStride = 16 * 1024
-    static let throttlePause = Duration.milliseconds(50)
 
     /// Returns once the client has closed the connection (or the stream, over HTTP/2),
     /// discarding anything it still sends.

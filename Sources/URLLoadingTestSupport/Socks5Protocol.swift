@@ -23,7 +23,6 @@ enum Socks5 {
 
     enum Reply {
         static let succeeded: UInt8 = 0x00
-        static let generalFailure: UInt8 = 0x01
         static let notAllowedByRuleset: UInt8 = 0x02
         static let connectionRefused: UInt8 = 0x05
         static let commandNotSupported: UInt8 = 0x07
@@ -41,7 +40,7 @@ enum Socks5 {
 
     /// A 16-byte IPv6 address in its usual compressed text form, e.g. "::1".
     static func ipv6Text(_ bytes: [UInt8]) -> String {
-        let address = try? SocketAddress(packedIPAddress: ByteBuffer(bytes: bytes), port: 0)
-        return address?.ipAddress ?? bytes.map { String($0, radix: 16) }.joined(separator: ".")
+        // An unreadable address becomes text no loopback check accepts.
+        (try? SocketAddress(packedIPAddress: ByteBuffer(bytes: bytes), port: 0))?.ipAddress ?? "invalid-ipv6-address"
     }
 }

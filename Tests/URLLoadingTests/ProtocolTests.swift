@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import URLLoading
+@testable import URLLoading
 import URLLoadingTestSupport
 
 /// ftp, file and data URLs (PR-01), and the failures each can end in.

@@ -1,15 +1,14 @@
 import Foundation
-import Synchronization
-import URLLoading
+@testable import URLLoading
 
 /// A delegate that records what it hears and answers decisions with the closures it was given.
 final class RecordingDelegate: SessionDelegate {
-    let log = Mutex<[String]>([])
-    let received = Mutex<Data>(Data())
-    let finishedDownloads = Mutex<[Data]>([])
-    let sentTotals = Mutex<[Int64]>([])
-    let writtenTotals = Mutex<[Int64]>([])
-    let converted = Mutex<DownloadTask?>(nil)
+    let log = Locked<[String]>([])
+    let received = Locked<Data>(Data())
+    let finishedDownloads = Locked<[Data]>([])
+    let sentTotals = Locked<[Int64]>([])
+    let writtenTotals = Locked<[Int64]>([])
+    let converted = Locked<DownloadTask?>(nil)
 
     let redirect: @Sendable (TransferResponse, TransferRequest) async -> RedirectDisposition
     let disposition: @Sendable (TransferResponse) async -> ResponseDisposition

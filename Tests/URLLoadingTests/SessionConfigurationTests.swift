@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import URLLoading
+@testable import URLLoading
 import URLLoadingTestSupport
 
 /// Every configuration value a session accepts is applied (SES-11, SES-12, SES-18..SES-23, LC-22).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import URLLoading
+@testable import URLLoading
 import URLLoadingTestSupport
 
 @Suite("Session invalidation", .timeLimit(.minutes(2)))

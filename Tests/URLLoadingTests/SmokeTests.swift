@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import URLLoading
+@testable import URLLoading
 import URLLoadingTestSupport
 
 @Suite("Smoke", .timeLimit(.minutes(1)))

@@ -1,18 +1,17 @@
 import Foundation
 import Testing
-import URLLoading
+@testable import URLLoading
 import URLLoadingTestSupport
 
 /// https with HTTP/2 over ALPN, TLS version bounds (SES-20, TLS-12) and multiplexing (SES-23).
 @Suite("TLS and HTTP/2", .timeLimit(.minutes(2)))
 struct TLSAndHTTP2Tests {
-    static let certificates: TestCertificates? = try? TestCertificates.generate()
-
     private func withTLSOrigin(
         http2: Bool = true, minimum: TLSProtocolVersion? = nil, maximum: TLSProtocolVersion? = nil,
         _ body: (OriginServer, TestCertificates) async throws -> Void
     ) async throws {
-        let certificates = try #require(Self.certificates, "openssl must be installed to make test certificates")
+        let certificates = try TestCertificates.generate()
+        defer { certificates.remove() }
         let options = OriginServer.TLSOptions(
             certificates: certificates, http2: http2, minimumTLSVersion: minimum, maximumTLSVersion: maximum)
         try await Fixture.withOrigin(tls: options) { origin in try await body(origin, certificates) }

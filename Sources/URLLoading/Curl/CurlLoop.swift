@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 internal import CCurl
 
 /// One thread that owns one curl multi handle and every easy handle added to it.
@@ -10,7 +9,7 @@ internal import CCurl
 /// Nothing but this thread touches curl handles: other threads only `execute` closures here.
 public final class CurlLoop: @unchecked Sendable {
     // Thread-safe part: the inbox and the wake-up descriptor.
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Locked<[@Sendable () -> Void]>([])
     private let wakeFD: Int32
     let name: String
 
@@ -22,7 +21,7 @@ public final class CurlLoop: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransferDriver] = [:]
     private var stopRequested = false
     private var thread: Thread?
-    private let stopped = Mutex<Bool>(false)
+    private let stopped = Locked<Bool>(false)
 
     init(name: String) throws(TransferError) {
         CurlGlobal.ensureInitialised()
@@ -53,29 +52,29 @@ public final class CurlLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs `work` on the loop thread, soon. Safe from any thread, including the loop itself.
+    /// Runs `work` on the loop thread, soon. Safe from any thread, including the loop itself. After
+    /// `shutdown()` the work runs at once on the caller's thread: every transfer method checks
+    /// `stopRequested` before touching curl, so it only fails the transfer with `cancelled`.
     func execute(_ work: @escaping @Sendable () -> Void) {
-        let wasEmpty = inbox.withLock { queue in
+        let isStopped = inbox.withLock { queue -> Bool in
+            if stopped.withLock({ $0 }) { return true }
             queue.append(work)
-            return queue.count == 1
+            if queue.count == 1 {
+                // Under the lock, so the descriptor cannot be closed by a shutdown in between.
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+            }
+            return false
         }
-        if wasEmpty {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
-        }
+        if isStopped { work() }
     }
 
     /// Stops the loop: every transfer still running fails with `cancelled`, curl's handles are cleaned
     /// up on the loop thread, and the call returns once the thread has finished.
+    /// Must not be called from the loop's own thread.
     public func shutdown() {
-        let alreadyStopped = stopped.withLock { $0 }
-        if alreadyStopped { return }
-        let done = DispatchSemaphore(value: 0)
-        execute { [self] in
-            self.stopRequested = true
-            done.signal()
-        }
-        done.wait()
+        if stopped.withLock({ $0 }) { return }
+        execute { [self] in self.stopRequested = true }
         while !stopped.withLock({ $0 }) { usleep(1000) }
     }
 
@@ -150,12 +149,12 @@ public final class CurlLoop: @unchecked Sendable {
             driver.loopDidShutDown(easy: easy)
         }
         transfers.removeAll()
-        // Work queued after the stop still runs, so that nobody waits on a reply forever.
-        runInbox()
         curl_multi_cleanup(multi)
+        // From here on `execute` runs work inline; what was queued before runs now. Nothing is lost.
+        inbox.withLock { _ in stopped.withLock { $0 = true } }
         close(epollFD)
         close(wakeFD)
-        stopped.withLock { $0 = true }
+        runInbox()
     }
 
     // MARK: - Used by transfer drivers, on the loop thread

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A response body arriving piece by piece (see `Session.bytes(for:)`). Iterate it once.
 public final class ResponseBody: AsyncSequence, Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A group of related tasks sharing one configuration and an optional delegate (SES-06, SES-09).
 ///
@@ -24,7 +23,7 @@ public final class Session: Sendable {
         var drivers: [Int: Task<Void, Never>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a session; throws when the configuration has an unusable value.
     public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) throws(ConfigurationError) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Decides when a resumed task starts: at most `maximumConnectionsPerHost` transfers per host run at
 /// once (SES-18); the rest wait, and a freed place goes to the waiting task with the highest priority,
@@ -18,7 +17,7 @@ final class TaskScheduler: Sendable {
         var sequence = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limit: Int
     private let configuration: SessionConfiguration
     private let loops: CurlLoopGroup

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A task whose response body goes to memory (TT-02): collected whole, or streamed piece by piece
 /// with back-pressure (the transfer pauses while the consumer is behind).
@@ -12,7 +11,7 @@ public class DataTask: SessionTask, @unchecked Sendable {
     }
 
     let bodyDelivery: BodyDelivery
-    private let collectedBody = Mutex<Data?>(nil)
+    private let collectedBody = Locked<Data?>(nil)
 
     init(session: Session, identifier: Int, request: TransferRequest, kind: Kind = .data, bodyDelivery: BodyDelivery) {
         self.bodyDelivery = bodyDelivery
@@ -46,7 +45,7 @@ public class DataTask: SessionTask, @unchecked Sendable {
 /// A task whose body goes to a temporary file (TT-04, DL-05), handed to the consumer with
 /// `.downloadFinished` and deleted once the consumer moves on (DL-02).
 public final class DownloadTask: SessionTask, @unchecked Sendable {
-    private let directory = Mutex<URL?>(nil)
+    private let directory = Locked<URL?>(nil)
 
     init(session: Session, identifier: Int, request: TransferRequest) {
         super.init(session: session, identifier: identifier, request: request, kind: .download)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One request and its follow-ups (TT-01, TT-06): the base of data, download and upload tasks.
 ///
@@ -29,14 +28,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var completed = false
     }
 
-    let guarded: Mutex<State>
+    let guarded: Locked<State>
 
     init(session: Session, identifier: Int, request: TransferRequest, kind: Kind) {
         self.session = session
         self.taskIdentifier = identifier
         self.originalRequest = request
         self.kind = kind
-        self.guarded = Mutex(State(currentRequest: request, priority: request.priority))
+        self.guarded = Locked(State(currentRequest: request, priority: request.priority))
     }
 
     // MARK: public state

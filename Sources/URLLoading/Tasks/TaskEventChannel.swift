@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The queue between a transfer (producer, on a loop thread) and the one consumer of a task's events.
 ///
@@ -61,7 +60,7 @@ final class TaskEventChannel: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     // MARK: producer side
 

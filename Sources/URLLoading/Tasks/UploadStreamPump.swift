@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Moves a streamed upload body from its async sequence to curl's read callback (UP-04).
 ///
@@ -28,8 +27,8 @@ final class UploadStreamPump: Sendable {
         var cancelled = false
     }
 
-    private let state = Mutex(State())
-    private let pump = Mutex<Task<Void, Never>?>(nil)
+    private let state = Locked(State())
+    private let pump = Locked<Task<Void, Never>?>(nil)
 
     init(stream: UploadBody.Stream) {
         // The pump task keeps this object alive until the stream ends or `cancel()` stops it.
