@@ -79,6 +79,17 @@ struct ProtocolTests {
         #expect(error?.failingURL?.port == port)
     }
 
+    @Test("a reply that is not HTTP fails with bad_server_response (ER-01)")
+    func badServerResponse() async throws {
+        let server = try ScriptedServer(reply: "THIS IS NOT HTTP\r\n\r\n")
+        defer { server.close() }
+        let session = try Fixture.session()
+        let error = await #expect(throws: TransferError.self) {
+            _ = try await session.data(from: Fixture.url("http://127.0.0.1:\(server.port)/"))
+        }
+        #expect(error?.code == .badServerResponse)
+    }
+
     @Test("ftp downloads and uploads go through a real FTP server (PR-01, TT-05)")
     func ftp() async throws {
         try #require(FTPServer.isAvailable || ProcessInfo.processInfo.environment["CI"] == nil,

@@ -4,7 +4,11 @@ internal import CCurl
 /// Turns a libcurl result into Ferry's stable error codes, keeping curl's own words as detail.
 enum CurlErrorMapping {
     static func error(for result: CURLcode, detail: String, url: URL) -> TransferError {
-        let (code, message) = classify(result)
+        var (code, message) = classify(result)
+        if result == CURLE_UNSUPPORTED_PROTOCOL, detail.contains("HTTP/0.9") {
+            // A reply without a status line: curl calls it HTTP/0.9 and refuses it.
+            (code, message) = (.badServerResponse, "the server's reply is not HTTP")
+        }
         let curlText = String(cString: curl_easy_strerror(result))
         let curlDetail = detail.isEmpty ? curlText : detail
         return TransferError(code, message, failingURL: url, curlCode: Int(result.rawValue), curlDetail: curlDetail)

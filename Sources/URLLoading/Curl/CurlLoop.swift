@@ -82,15 +82,15 @@ public final class CurlLoop: @unchecked Sendable {
 
     private func run() {
         let capacity = 256
-        var fds = [Int32](repeating: 0, count: capacity)
-        var masks = [UInt32](repeating: 0, count: capacity)
+        let fds = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let masks = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        defer {
+            fds.deallocate()
+            masks.deallocate()
+        }
         var running: Int32 = 0
         while !stopRequested {
-            let count = fds.withUnsafeMutableBufferPointer { fdBuffer in
-                masks.withUnsafeMutableBufferPointer { maskBuffer in
-                    ferry_epoll_wait(epollFD, fdBuffer.baseAddress!, maskBuffer.baseAddress!, Int32(capacity), waitTimeout())
-                }
-            }
+            let count = ferry_epoll_wait(epollFD, fds, masks, Int32(capacity), waitTimeout())
             if count > 0 {
                 for index in 0..<Int(count) {
                     let fd = fds[index]

@@ -573,26 +573,28 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
 // MARK: - C callbacks: non-capturing, they find the transfer through the context pointer.
 
-private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
-    Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+/// The transfer behind a callback's context pointer. curl hands back exactly the pointer each hop set,
+/// which holds a retain until the hop is released, so it is never dangling; nil would be a curl bug.
+private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer? {
+    context.map { Unmanaged<CurlTransfer>.fromOpaque($0).takeUnretainedValue() }
 }
 
 private let curlTransferHeaderCallback: ferry_data_callback = { pointer, size, count, context in
-    let owner = transfer(context)
+    guard let owner = transfer(context) else { return 0 }
     owner.insideCurlCallback = true
     defer { owner.insideCurlCallback = false }
     return owner.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: size * count))
 }
 
 private let curlTransferWriteCallback: ferry_data_callback = { pointer, size, count, context in
-    let owner = transfer(context)
+    guard let owner = transfer(context) else { return 0 }
     owner.insideCurlCallback = true
     defer { owner.insideCurlCallback = false }
     return owner.receiveBody(UnsafeRawBufferPointer(start: pointer, count: size * count))
 }
 
 private let curlTransferReadCallback: ferry_data_callback = { pointer, size, count, context in
-    let owner = transfer(context)
+    guard let owner = transfer(context) else { return Int(FERRY_READFUNC_ABORT) }
     owner.insideCurlCallback = true
     defer { owner.insideCurlCallback = false }
     return owner.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
@@ -601,9 +603,9 @@ private let curlTransferReadCallback: ferry_data_callback = { pointer, size, cou
 private let curlTransferSeekCallback: ferry_seek_callback = { context, offset, origin in
     // CURL_SEEKFUNC_OK = 0, CURL_SEEKFUNC_CANTSEEK = 2. curl only ever seeks from the start.
     guard origin == SEEK_SET else { return 2 }
-    return transfer(context).seekBody(to: Int64(offset)) ? 0 : 2
+    return transfer(context)?.seekBody(to: Int64(offset)) == true ? 0 : 2
 }
 
 private let curlTransferProgressCallback: ferry_xferinfo_callback = { context, _, _, _, uploaded in
-    transfer(context).progress(uploaded: Int64(uploaded))
+    transfer(context)?.progress(uploaded: Int64(uploaded)) ?? 1
 }

@@ -35,8 +35,9 @@ struct EasyHandle {
 
     func set(_ option: CURLoption, blob value: Data, _ name: StaticString) throws(TransferError) {
         var copy = value
-        let code = copy.withUnsafeMutableBytes { bytes in
-            ferry_easy_setopt_blob(raw, option, bytes.baseAddress!, bytes.count)
+        let code = copy.withUnsafeMutableBytes { bytes -> CURLcode in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return CURLE_BAD_FUNCTION_ARGUMENT }
+            return ferry_easy_setopt_blob(raw, option, base, bytes.count)
         }
         try check(code, name)
     }

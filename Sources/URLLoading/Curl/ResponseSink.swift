@@ -73,9 +73,10 @@ final class DownloadFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw TransferError(.cannotWriteToFile, "writing \(url.path) failed: \(String(cString: strerror(errno)))")
