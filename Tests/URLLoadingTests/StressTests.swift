@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import URLLoading
 import URLLoadingTestSupport
@@ -25,7 +26,10 @@ struct StressTests {
         let downloads = try TemporaryDirectory()
 
         let loops = try CurlLoopGroup(loopCount: 4)
-        let summary = try await Fixture.withOrigin { origin in
+        // Four origins (four hosts, as the engine counts them), so the work spreads over the loops.
+        var origins: [OriginServer] = []
+        for _ in 0..<4 { origins.append(try await OriginServer.start()) }
+        let summary = try await { () async throws -> Summary in
             let session = try Fixture.session {
                 $0.loopGroup = loops
                 $0.maximumConnectionsPerHost = 64
@@ -40,6 +44,7 @@ struct StressTests {
                     let action = Action.allCases.randomElement(using: &generator) ?? .none
                     let delay = Int.random(in: 0...30, using: &generator)
                     let asDownload = index % 2 == 0
+                    let origin = origins[index % origins.count]
                     group.addTask {
                         let request = Fixture.request(origin.url(path))
                         let task: SessionTask
@@ -78,8 +83,11 @@ struct StressTests {
                 for try await outcome in group { summary.add(outcome) }
                 return summary
             }
-        }
+        }()
+        for origin in origins { try await origin.shutdown() }
+        let hopsPerLoop = loops.loops.map { $0.hopsStarted.load(ordering: .relaxed) }
         loops.shutdown()
+        #expect(hopsPerLoop.allSatisfy { $0 > 0 }, "hops per loop: \(hopsPerLoop)")
 
         #expect(summary.failures.isEmpty, "\(summary.failures.prefix(5))")
         #expect(summary.succeeded + summary.cancelled == 2000)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import CCurl
 
 /// One thread that owns one curl multi handle and every easy handle added to it.
@@ -22,6 +23,8 @@ public final class CurlLoop: @unchecked Sendable {
     private var stopRequested = false
     private var thread: Thread?
     private let stopped = Locked<Bool>(false)
+    /// How many transfer hops this loop has run, for tests and diagnostics.
+    let hopsStarted = Atomic<Int>(0)
 
     init(name: String) throws(TransferError) {
         CurlGlobal.ensureInitialised()
@@ -163,6 +166,7 @@ public final class CurlLoop: @unchecked Sendable {
     func add(easy: UnsafeMutableRawPointer, driver: CurlTransferDriver) -> Bool {
         guard !stopRequested, curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
         transfers[easy] = driver
+        hopsStarted.wrappingAdd(1, ordering: .relaxed)
         return true
     }
 

@@ -69,7 +69,10 @@ final class TaskScheduler: Sendable {
         let next = state.withLock { state -> [SessionTask] in
             guard let key = state.places.removeValue(forKey: task.taskIdentifier) else { return [] }
             state.running[key, default: 1] -= 1
-            return Self.takeStartable(for: key, limit: limit, state: &state)
+            loops.release(host: key)
+            let next = Self.takeStartable(for: key, limit: limit, state: &state)
+            if state.running[key] == 0 { state.running[key] = nil }
+            return next
         }
         next.forEach(launch)
     }
@@ -112,7 +115,7 @@ final class TaskScheduler: Sendable {
     }
 
     private func launch(_ task: SessionTask) {
-        let loop = loops.next()
+        let loop = loops.acquireLoop(forHost: Self.hostKey(for: task.originalRequest.url))
         let transfer = CurlTransfer(task: task, loop: loop, configuration: configuration)
         // Read the state in the same step that makes the transfer visible to suspend() and cancel(), so
         // neither can slip between.
