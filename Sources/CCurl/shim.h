@@ -99,6 +99,16 @@ static inline CURL *_Nullable ferry_multi_next_done(CURLM *_Nonnull m, CURLcode 
     return NULL;
 }
 
+// Runs every transfer and re-registers every socket it waits on (curl's singlesocket for all handles).
+// Deprecated for event loops, but it is the one call that repairs a socket registration curl failed to
+// report through CURLMOPT_SOCKETFUNCTION; the loop calls it as a slow safety sweep, never per event.
+static inline CURLMcode ferry_multi_sweep_all(CURLM *_Nonnull m, int *_Nonnull running) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    return curl_multi_socket_all(m, running);
+#pragma clang diagnostic pop
+}
+
 // MARK: constants that are macros in curl.h (Swift does not import function-like or composite macros)
 
 static const long FERRY_CURLPAUSE_RECV = CURLPAUSE_RECV;

@@ -47,6 +47,19 @@ public final class OriginServer: Sendable {
         return OriginServer(listener: listener, activity: activity, usesTLS: tls != nil)
     }
 
+    /// Runs `body` with a fresh server, shutting it down afterwards whether `body` succeeds or throws.
+    public static func withRunning<T>(tls: TLSOptions? = nil, _ body: (OriginServer) async throws -> T) async throws -> T {
+        let origin = try await start(tls: tls)
+        do {
+            let result = try await body(origin)
+            try await origin.shutdown()
+            return result
+        } catch {
+            try? await origin.shutdown()
+            throw error
+        }
+    }
+
     /// `baseURL` followed by `pathAndQuery`, e.g. `url("/bytes/10")`.
     public func url(_ pathAndQuery: String) -> String {
         pathAndQuery.hasPrefix("/") ? baseURL + pathAndQuery : baseURL + "/" + pathAndQuery

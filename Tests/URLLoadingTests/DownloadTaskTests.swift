@@ -29,6 +29,8 @@ struct DownloadTaskTests {
             #expect(response.statusCode == 200)
             #expect(try Data(contentsOf: destination) == Fixture.pattern(123_456))
             #expect(try directory.contents() == ["file.bin"])
+            let mode = try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int
+            #expect(mode == Int(0o666 & ~FileModes.processUmask))
         }
     }
 

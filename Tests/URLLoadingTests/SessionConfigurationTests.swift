@@ -123,6 +123,22 @@ struct SessionConfigurationTests {
         }
     }
 
+    @Test("parallel transfers to one plain-http host run together, not one after another (SES-18, SES-23)")
+    func parallelOverPlainHTTP() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.maximumConnectionsPerHost = 4 }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        _ = try await session.data(for: Fixture.request(origin.url("/drip?bytes=30&chunks=3&delay_ms=300")))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(origin.maxConcurrentRequests == 4)
+        }
+    }
+
     @Test("when connections are scarce, higher priority tasks start first (LC-02)")
     func priorityOrdersWaitingTasks() async throws {
         try await Fixture.withOrigin { origin in

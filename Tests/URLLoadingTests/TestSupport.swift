@@ -28,19 +28,11 @@ enum Fixture {
         return try Session(configuration: configuration, delegate: delegate)
     }
 
-    /// Runs `body` with a fresh origin server, shutting it down afterwards.
+    /// Runs `body` with a fresh origin server on 127.0.0.1, shutting it down afterwards.
     static func withOrigin<T>(
         tls: OriginServer.TLSOptions? = nil, _ body: (OriginServer) async throws -> T
     ) async throws -> T {
-        let origin = try await OriginServer.start(tls: tls)
-        do {
-            let result = try await body(origin)
-            try await origin.shutdown()
-            return result
-        } catch {
-            try? await origin.shutdown()
-            throw error
-        }
+        try await OriginServer.withRunning(tls: tls, body)
     }
 
     /// Parses `/echo`'s JSON report.

@@ -19,6 +19,7 @@ public final class CurlLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var watchedSockets: [Int32: UInt32] = [:]
     private var timerDeadline: UInt64?
+    private var lastSweep: UInt64 = 0
     private var transfers: [UnsafeMutableRawPointer: CurlTransferDriver] = [:]
     private var stopRequested = false
     private var thread: Thread?
@@ -110,9 +111,18 @@ public final class CurlLoop: @unchecked Sendable {
                     curl_multi_socket_action(multi, fd, flags, &running)
                 }
             }
-            if let deadline = timerDeadline, Self.nowMilliseconds() >= deadline {
+            let now = Self.nowMilliseconds()
+            if let deadline = timerDeadline, now >= deadline {
                 timerDeadline = nil
                 curl_multi_socket_action(multi, FERRY_SOCKET_TIMEOUT, 0, &running)
+            }
+            if !transfers.isEmpty, now &- lastSweep >= Self.sweepInterval {
+                // libcurl 7.88 sometimes never reports a socket it waits on (seen: an FTP upload on a
+                // reused control connection, under load), and a socket-driven loop would then wait
+                // for a timeout that can be minutes away. curl's own tool polls every socket on every
+                // turn, so it never notices. This sweep re-syncs curl's sockets once a second.
+                lastSweep = now
+                ferry_multi_sweep_all(multi, &running)
             }
             runInbox()
             collectFinishedTransfers()
@@ -120,11 +130,15 @@ public final class CurlLoop: @unchecked Sendable {
         tearDown()
     }
 
+    static let sweepInterval: UInt64 = 1000
+
     private func waitTimeout() -> Int32 {
         if !inbox.withLock({ $0.isEmpty }) { return 0 }
-        guard let deadline = timerDeadline else { return -1 }
         let now = Self.nowMilliseconds()
-        return deadline <= now ? 0 : Int32(min(deadline - now, 60_000))
+        var wait: UInt64 = transfers.isEmpty ? 60_000 : Self.sweepInterval
+        if let deadline = timerDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
+        if timerDeadline == nil, transfers.isEmpty { return -1 }
+        return Int32(wait)
     }
 
     private func runInbox() {

@@ -5,6 +5,9 @@ internal import CCurl
 /// session accepts is applied here (SES-18..SES-23, LC-22).
 enum CurlRequestOptions {
     static let userAgent = "Ferry/0.1"
+    /// FERRY_CURL_VERBOSE=1 makes curl narrate every transfer on stderr, for diagnosis only: the
+    /// narration includes request headers, so credentials would be shown.
+    static let verbose = ProcessInfo.processInfo.environment["FERRY_CURL_VERBOSE"] == "1"
 
     static func apply(
         to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration,
@@ -23,6 +26,7 @@ enum CurlRequestOptions {
         try easy.set(CURLOPT_BUFFERSIZE, 256 << 10, "CURLOPT_BUFFERSIZE")
         try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 256 << 10, "CURLOPT_UPLOAD_BUFFERSIZE")
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
+        if verbose { try easy.set(CURLOPT_VERBOSE, 1, "CURLOPT_VERBOSE") }
 
         try applyTimeouts(to: easy, request: request, configuration: configuration, remainingMilliseconds: remainingMilliseconds)
         try applyMethodAndBody(to: easy, request: request, body: body, scheme: scheme, isHTTP: isHTTP)
@@ -33,7 +37,10 @@ enum CurlRequestOptions {
             }
             let version = configuration.httpVersion2Enabled ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
             try easy.set(CURLOPT_HTTP_VERSION, version, "CURLOPT_HTTP_VERSION")
-            let multiplex = configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
+            // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated
+            // (https, by ALPN). On plain http it would hold every parallel transfer back until the
+            // first one finished.
+            let multiplex = scheme == "https" && configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
             try easy.set(CURLOPT_PIPEWAIT, multiplex ? 1 : 0, "CURLOPT_PIPEWAIT")
         }
         try applyTLS(to: easy, configuration: configuration)

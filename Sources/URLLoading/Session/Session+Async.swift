@@ -50,6 +50,8 @@ extension Session {
         var moveError: TransferError?
         await run(task) { event in
             guard case .downloadFinished(let location) = event else { return }
+            // The temporary file is private (0600); the result gets what a newly created file would.
+            chmod(location.path, FileModes.newFile)
             if rename(location.path, destination.path) != 0 {
                 moveError = TransferError(
                     .cannotWriteToFile, "cannot move the download to \(destination.path): \(String(cString: strerror(errno)))",

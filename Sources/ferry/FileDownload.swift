@@ -1,0 +1,79 @@
+import Foundation
+import URLLoading
+
+/// Downloads one URL into a file; shared by `-o FILE` and every file of `-i`.
+///
+/// A download task writes the body to a temporary file in the destination's directory (so the final
+/// step is a rename on one file system, never a copy). When the engine hands the file over with
+/// `.downloadFinished`, it is renamed into place only if the response was a success: a 404's body is
+/// not the file that was asked for (DL-03, ER-10) and is left for the engine to delete. A failed or
+/// cancelled transfer likewise leaves nothing: the engine removes its temporary file, and the
+/// destination is never touched (DL-02, DL-05).
+///
+/// This is `Session.download(for:to:)` with the events exposed, for progress and `-v`.
+struct FileDownload: Sendable {
+    let session: Session
+    let createdFileMode: mode_t
+
+    func run(_ request: TransferRequest, to destination: URL, reporter: TransferReporter) async -> TransferOutcome {
+        let task: DownloadTask
+        do {
+            task = try session.downloadTask(with: request)
+        } catch {
+            return .failed(error)
+        }
+        task.temporaryDirectory = destination.deletingLastPathComponent()
+        // Claimed before resume(), so no event is missed.
+        let events = task.events
+        reporter.starting(request)
+
+        var response: TransferResponse?
+        var placementError: TransferError?
+        var completionError: TransferError?
+        await withTaskCancellationHandler {
+            task.resume()
+            for await event in events {
+                switch event {
+                case .redirected(let from, let to):
+                    reporter.redirected(from: from, to: to)
+                case .response(let final):
+                    response = final
+                    reporter.received(final)
+                case .progress(let progress):
+                    reporter.progressed(progress)
+                case .downloadFinished(let file):
+                    // The engine deletes `file` when the next event is asked for: place it now or never.
+                    if let response, response.isSuccess {
+                        placementError = place(file, at: destination, for: request.url)
+                    }
+                case .completed(let error):
+                    completionError = error
+                case .data, .becameDownload:
+                    break
+                }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+
+        if let completionError { return .failed(completionError) }
+        guard let response else {
+            return .failed(TransferError(.badServerResponse, "the transfer ended without a response", failingURL: request.url))
+        }
+        if let statusCode = response.statusCode, !response.isSuccess { return .httpError(statusCode: statusCode) }
+        if let placementError { return .failed(placementError) }
+        return .succeeded
+    }
+
+    /// Gives the finished file ordinary permissions (the engine makes it private while it is partial)
+    /// and renames it over the destination, replacing any file there.
+    private func place(_ file: URL, at destination: URL, for url: URL) -> TransferError? {
+        _ = chmod(file.path, createdFileMode)
+        guard rename(file.path, destination.path) == 0 else {
+            return TransferError(
+                .cannotWriteToFile, "cannot move the download to \(destination.path): \(String(cString: strerror(errno)))",
+                failingURL: url)
+        }
+        return nil
+    }
+}

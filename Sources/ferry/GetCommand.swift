@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import URLLoading
+
+/// `ferry get`: the engine from the command line, like curl with `--fail`.
+struct GetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Download URLs, like curl: to standard output, to a file, or a list of them into a directory.",
+        usage: """
+            ferry get <url> [-o <file>] [<options>]
+            ferry get -i <list> -d <dir> [--parallel <n>] [<options>]
+            """,
+        discussion: """
+            Without -o the body is written to standard output as it arrives. With -o it is written \
+            beside <file> and renamed into place once complete: <file> never holds a partial body.
+
+            With -i, <list> has one URL a line; blank lines and lines starting with # are skipped. \
+            Each URL is saved in <dir> (created if missing) under the last component of its path. \
+            When URLs share a name, the first in the list keeps it and the later ones get .1, .2, ... \
+            appended (a.bin, a.bin.1, a.bin.2), so none overwrites another. Existing files in <dir> \
+            are replaced. A URL whose path has no last component is a usage error.
+
+            Redirects are followed (up to --max-redirs). A response outside 2xx fails the transfer, \
+            and its body is not kept.
+
+            A progress bar is drawn on standard error when it is a terminal, except with -s or when \
+            the body itself goes to the terminal.
+
+            Exit status: 0 when every transfer succeeded (a 2xx response, or a successful ftp, file \
+            or data transfer); 22 when a server answered with another status; 1 when a transfer \
+            failed otherwise (connection, timeout, too many redirects, writing the file ...), which \
+            wins over 22 when both happen; 2 for usage errors; 130 when interrupted. Each failure \
+            prints one line on standard error: "ferry: <url>: HTTP <status>" or \
+            "ferry: <url>: <code>: <message>".
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The URL to fetch: http, https, ftp, ftps, file or data.", valueName: "url"))
+    var url: String?
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Save the body to <file> ('-': standard output).", valueName: "file"))
+    var output: String?
+
+    @Option(
+        name: [.customShort("i"), .customLong("input-file")],
+        help: ArgumentHelp("Fetch every URL listed in <list>, one a line (needs -d).", valueName: "list"))
+    var inputFile: String?
+
+    @Option(
+        name: [.customShort("d"), .customLong("output-dir")],
+        help: ArgumentHelp("With -i: save the files in <dir>.", valueName: "dir"))
+    var outputDirectory: String?
+
+    /// Optional rather than defaulted, so that giving it without -i can be refused.
+    @Option(
+        name: .customLong("parallel"), parsing: .unconditional,
+        help: ArgumentHelp("With -i: run up to <n> transfers at once (default: \(Self.defaultParallel)).", valueName: "n"))
+    var parallel: Int?
+
+    @OptionGroup(title: "Request options")
+    var request: RequestOptions
+
+    @OptionGroup(title: "Connection options")
+    var connection: ConnectionOptions
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar. Failures are still reported.")
+    var silent = false
+
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")],
+        help: "Print each request, response status and headers on standard error.")
+    var verbose = false
+
+    static let defaultParallel = 8
+
+    mutating func validate() throws {
+        switch (url, inputFile) {
+        case (nil, nil): throw ValidationError("give a URL, or -i <list> -d <dir>")
+        case (.some, .some): throw ValidationError("give either a URL or -i <list>, not both")
+        case (.some(let url), nil):
+            if outputDirectory != nil { throw ValidationError("-d is for -i lists; for one URL use -o <file>") }
+            if parallel != nil { throw ValidationError("--parallel is for -i lists") }
+            if output == "" { throw ValidationError("-o needs a file name ('-' for standard output)") }
+            do {
+                _ = try TargetURL.parse(url)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        case (nil, .some):
+            if output != nil { throw ValidationError("-o is for one URL; with -i, use -d <dir>") }
+            guard let outputDirectory, !outputDirectory.isEmpty else {
+                throw ValidationError("-i needs -d <dir>: where to save the files")
+            }
+        }
+        if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1 (got \(parallel))") }
+    }
+
+    mutating func run() async throws {
+        let createdFileMode = CreatedFileMode.current()
+        // A closed pipe (`ferry get URL | head`) must become a reported write error, not a silent death.
+        signal(SIGPIPE, SIG_IGN)
+
+        let plan: GetPlan
+        let session: Session
+        do {
+            plan = try makePlan()
+            session = try makeSession(batch: plan.isBatch)
+        } catch {
+            FileHandle.standardError.write(Data(Self.usageErrorMessage(error).utf8))
+            throw ExitCode(ExitStatus.usage.code)
+        }
+
+        let console = Console()
+        let interruption = InterruptMonitor { session.invalidateAndCancel() }
+        let meter =
+            showsProgress(plan, console: console) ? ProgressMeter(style: progressStyle(plan), console: console) : nil
+        meter?.start()
+        let runner = TransferRunner(session: session, createdFileMode: createdFileMode)
+        var summary = TransferSummary(console: console, interruption: interruption)
+
+        if plan.isBatch {
+            let batch = BatchRun(
+                runner: runner, parallel: parallel ?? Self.defaultParallel, console: console, meter: meter,
+                verbose: verbose, interruption: interruption)
+            await batch.run(plan.jobs, into: &summary)
+            await meter?.stop()
+        } else if let job = plan.jobs.first {
+            let reporter = TransferReporter(index: job.index, console: console, meter: meter, verbose: verbose)
+            let outcome = await runner.run(job, reporter: reporter)
+            // The bar's last state goes above the failure line, if any.
+            await meter?.stop()
+            summary.record(outcome, of: job)
+        }
+        session.finishTasksAndInvalidate()
+
+        if interruption.hasFired {
+            console.printLines("ferry: interrupted")
+            throw ExitCode(ExitStatus.interrupted.code)
+        }
+        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.code) }
+    }
+
+    /// Worded like the parser's own usage errors (whose "See ..." line would lack the "ferry" here).
+    private static func usageErrorMessage(_ error: UsageError) -> String {
+        let usage = (configuration.usage ?? "").replacingOccurrences(of: "\n", with: "\n       ")
+        return "Error: \(error.description)\nUsage: \(usage)\n  See 'ferry get --help' for more information.\n"
+    }
+
+    private func makePlan() throws(UsageError) -> GetPlan {
+        let template = try request.makeTemplate()
+        if let inputFile, let outputDirectory {
+            return try GetPlan.batch(listFile: inputFile, directory: outputDirectory, template: template)
+        }
+        guard let url else { throw UsageError("give a URL, or -i <list> -d <dir>") }
+        return try GetPlan.single(url: url, output: output, template: template)
+    }
+
+    private func makeSession(batch: Bool) throws(UsageError) -> Session {
+        let connectionsPerHost = batch ? parallel ?? Self.defaultParallel : nil
+        let configuration = try connection.sessionConfiguration(connectionsPerHost: connectionsPerHost)
+        do {
+            return try Session(configuration: configuration)
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
+    /// Only on a terminal, unless -s, and not when the body itself is going to that terminal.
+    private func showsProgress(_ plan: GetPlan, console: Console) -> Bool {
+        guard console.isTerminal, !silent else { return false }
+        let bodyToTerminal = plan.jobs.contains { job in
+            if case .standardOutput = job.destination { return isatty(STDOUT_FILENO) == 1 }
+            return false
+        }
+        return !bodyToTerminal
+    }
+
+    private func progressStyle(_ plan: GetPlan) -> ProgressMeter.Style {
+        plan.isBatch ? .batch(fileCount: plan.jobs.count) : .singleTransfer
+    }
+}

@@ -1,0 +1,28 @@
+import URLLoading
+
+/// The `-v` lines, curl style: `>` for what is sent, `<` for what came back, `*` for the rest.
+///
+/// The request shows what Ferry asked for (method, URL, headers from the command line); the engine
+/// adds its own (Host, User-Agent, Content-Length, ...) which it does not report back.
+enum VerboseLog {
+    static func request(_ request: TransferRequest) -> String {
+        var lines = ["> \(request.method) \(request.url.absoluteString)"]
+        lines += request.headers.map { "> \($0.name): \($0.value)" }
+        if let body = request.body { lines.append("> (body: \(body.count) bytes)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func response(_ response: TransferResponse) -> String {
+        guard let statusCode = response.statusCode else {
+            let length = response.expectedContentLength.map { ", \($0) bytes" } ?? ""
+            return "< \(response.url.scheme ?? "") response from \(response.url.absoluteString)\(length)"
+        }
+        var lines = ["< \(response.httpVersion ?? "HTTP") \(statusCode)"]
+        lines += response.headers.map { "< \($0.name): \($0.value)" }
+        return lines.joined(separator: "\n")
+    }
+
+    static func redirect(to request: TransferRequest) -> String {
+        "* following the redirect: \(request.method) \(request.url.absoluteString)"
+    }
+}
