@@ -92,14 +92,20 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             try CurlRequestOptions.apply(
                 to: &easy, request: request, configuration: configuration, body: body,
                 remainingMilliseconds: remainingResourceTime())
-            let me = Unmanaged.passRetained(self).toOpaque()
-            try installCallbacks(on: easy, context: me)
         } catch {
             easy.cleanup()
             finish(error: error)
             return
         }
+        // From here the hop owns one retain of self, given back by releaseHop().
         hop = easy
+        do {
+            try installCallbacks(on: easy, context: Unmanaged.passRetained(self).toOpaque())
+        } catch {
+            releaseHop()
+            finish(error: error)
+            return
+        }
         if !loop.add(easy: easy.raw, driver: self) {
             releaseHop()
             finish(error: TransferError(.cancelled, "the transfer loop is shut down", failingURL: request.url))
