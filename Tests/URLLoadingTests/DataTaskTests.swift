@@ -117,8 +117,9 @@ struct DataTaskTests {
             let task = try session.dataTask(with: Fixture.request(origin.url("/bytes/700000")))
             task.resume()
             #expect(await task.waitUntilCompleted() == nil)
-            try await Fixture.eventually("the converted download to finish") {
-                delegate.entries.contains("finishedDownloading")
+            // The data task's and the download task's events reach the delegate independently.
+            try await Fixture.eventually("the conversion and the converted download's file") {
+                delegate.entries.contains("becameDownload") && delegate.entries.contains("finishedDownloading")
             }
             let download = try #require(delegate.converted.withLock { $0 })
             #expect(await download.waitUntilCompleted() == nil)

@@ -53,8 +53,8 @@ final class RecordingDelegate: SessionDelegate {
     }
 
     func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) async {
-        record("becameDownload")
         converted.withLock { $0 = downloadTask }
+        record("becameDownload")
     }
 
     func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
@@ -68,8 +68,9 @@ final class RecordingDelegate: SessionDelegate {
     }
 
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async {
-        record("finishedDownloading")
+        // Keep the bytes before logging: tests wait for the log entry, then look at the bytes.
         if let data = try? Data(contentsOf: location) { finishedDownloads.withLock { $0.append(data) } }
+        record("finishedDownloading")
     }
 
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async {

@@ -53,6 +53,25 @@ struct TLSAndHTTP2Tests {
         }
     }
 
+    @Test("with multiplexing off, concurrent requests do not wait to share one connection (SES-23)")
+    func multiplexingOff() async throws {
+        try await withTLSOrigin { origin, certificates in
+            let loops = try CurlLoopGroup(loopCount: 1)
+            defer { loops.shutdown() }
+            let session = try Fixture.session {
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.maximumConnectionsPerHost = 4
+                $0.httpShouldUsePipelining = false
+                $0.loopGroup = loops
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { _ = try await session.data(for: Fixture.request(origin.url("/delay/300"))) } }
+                try await group.waitForAll()
+            }
+            #expect(origin.connectionCount > 1)
+        }
+    }
+
     @Test("an untrusted server certificate fails with server_certificate_untrusted")
     func untrustedCertificate() async throws {
         try await withTLSOrigin { origin, _ in

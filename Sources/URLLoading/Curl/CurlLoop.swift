@@ -20,6 +20,7 @@ public final class CurlLoop: @unchecked Sendable {
     private var watchedSockets: [Int32: UInt32] = [:]
     private var timerDeadline: UInt64?
     private var lastSweep: UInt64 = 0
+    private var lastIdleCheck: UInt64 = 0
     private var transfers: [UnsafeMutableRawPointer: CurlTransferDriver] = [:]
     private var stopRequested = false
     private var thread: Thread?
@@ -116,6 +117,11 @@ public final class CurlLoop: @unchecked Sendable {
                 timerDeadline = nil
                 curl_multi_socket_action(multi, FERRY_SOCKET_TIMEOUT, 0, &running)
             }
+            if !transfers.isEmpty, now &- lastIdleCheck >= Self.idleCheckInterval {
+                lastIdleCheck = now
+                // A copy: a transfer that times out leaves `transfers` while we walk it.
+                for driver in Array(transfers.values) { driver.checkIdle(now: now) }
+            }
             if !transfers.isEmpty, now &- lastSweep >= Self.sweepInterval {
                 // libcurl 7.88 sometimes never reports a socket it waits on (seen: an FTP upload on a
                 // reused control connection, under load), and a socket-driven loop would then wait
@@ -131,11 +137,13 @@ public final class CurlLoop: @unchecked Sendable {
     }
 
     static let sweepInterval: UInt64 = 1000
+    /// How often idle timeouts are checked; an idle timeout fires at most this late.
+    static let idleCheckInterval: UInt64 = 100
 
     private func waitTimeout() -> Int32 {
         if !inbox.withLock({ $0.isEmpty }) { return 0 }
         let now = Self.nowMilliseconds()
-        var wait: UInt64 = transfers.isEmpty ? 60_000 : Self.sweepInterval
+        var wait: UInt64 = transfers.isEmpty ? 60_000 : Self.idleCheckInterval
         if let deadline = timerDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
         if timerDeadline == nil, transfers.isEmpty { return -1 }
         return Int32(wait)
@@ -231,6 +239,8 @@ protocol CurlTransferDriver: AnyObject {
     func curlDidFinish(easy: UnsafeMutableRawPointer, result: CURLcode)
     /// The loop is stopping with `easy` still running.
     func loopDidShutDown(easy: UnsafeMutableRawPointer)
+    /// Called every `idleCheckInterval` while the transfer runs, to enforce its idle timeout.
+    func checkIdle(now: UInt64)
 }
 
 private let curlLoopSocketCallback: ferry_socket_callback = { _, socket, what, userp, _ in

@@ -47,6 +47,11 @@ enum CurlRequestOptions {
         try applyProxy(to: easy, configuration: configuration)
     }
 
+    /// The idle timeout of a request, in milliseconds (LC-22).
+    static func idleTimeout(request: TransferRequest, configuration: SessionConfiguration) -> UInt64 {
+        CurlTransfer.milliseconds(request.timeoutInterval ?? configuration.requestTimeout)
+    }
+
     private static func applyTimeouts(
         to easy: EasyHandle, request: TransferRequest, configuration: SessionConfiguration, remainingMilliseconds: Int
     ) throws(TransferError) {
@@ -56,10 +61,9 @@ enum CurlRequestOptions {
         }
         let connect = configuration.connectTimeout ?? idle
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(CurlTransfer.milliseconds(connect)), "CURLOPT_CONNECTTIMEOUT_MS")
-        // Idle: fewer than 1 byte per second for `idle` seconds ends the transfer. curl does not count
-        // time while a transfer is paused, so a suspended task or a pending decision never times out.
-        try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1, "CURLOPT_LOW_SPEED_LIMIT")
-        try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, Int(idle.rounded(.up))), "CURLOPT_LOW_SPEED_TIME")
+        // The idle timeout is Ferry's own (CurlTransfer.checkIdle), not CURLOPT_LOW_SPEED_TIME: curl's
+        // check remembers when a transfer became slow across a pause, so a late answer to a decision
+        // would time out the moment it arrives.
         try easy.set(CURLOPT_TIMEOUT_MS, max(1, remainingMilliseconds), "CURLOPT_TIMEOUT_MS")
     }
 

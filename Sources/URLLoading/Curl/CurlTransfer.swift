@@ -28,6 +28,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var redirectCount = 0
     private var visitedRequests: Set<String> = []
     private let resourceDeadline: UInt64
+    /// The idle timeout (LC-22): the clock runs only while the transfer is not paused.
+    private var idleTimeout: UInt64 = 0
+    private var lastActivity: UInt64 = 0
+    private var lastUploaded: Int64 = 0
 
     private var body: RequestBodyReader?
     private var sink = ResponseSink.none
@@ -97,6 +101,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             finish(error: error)
             return
         }
+        idleTimeout = CurlRequestOptions.idleTimeout(request: request, configuration: configuration)
+        lastActivity = CurlLoop.nowMilliseconds()
         // From here the hop owns one retain of self, given back by releaseHop().
         hop = easy
         do {
@@ -188,10 +194,27 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         releaseHop()
     }
 
+    // MARK: - Idle timeout
+
+    func checkIdle(now: UInt64) {
+        guard hop != nil, !isFinished else { return }
+        // Paused for the caller's sake (suspended, deciding, reading slowly, producing the body
+        // slowly): that is not the server being idle, so the clock stands still.
+        if !pauseReasons.isEmpty || awaitingDecision {
+            lastActivity = now
+            return
+        }
+        // `now` was read at the top of the loop's turn; a callback in that turn may be later still.
+        guard now > lastActivity, now - lastActivity > idleTimeout else { return }
+        fail(TransferError(.timedOut, "no data moved for \(Double(idleTimeout) / 1000) s (the request timeout)",
+                           failingURL: request.url))
+    }
+
     // MARK: - curl callbacks (on the loop thread, inside curl)
 
     fileprivate func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard abortError == nil else { return 0 }
+        lastActivity = CurlLoop.nowMilliseconds()
         guard isHTTP else { return bytes.count }
         if let head = hopParser.consume(line: bytes) {
             headDidComplete(head)
@@ -201,6 +224,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard abortError == nil else { return 0 }
+        lastActivity = CurlLoop.nowMilliseconds()
         if followAfterHop != nil { return bytes.count }
         if awaitingDecision {
             curlPauseMask |= FERRY_CURLPAUSE_RECV
@@ -256,6 +280,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
     fileprivate func progress(uploaded: Int64) -> Int32 {
         guard abortError == nil else { return 1 }
+        if uploaded != lastUploaded {
+            lastUploaded = uploaded
+            lastActivity = CurlLoop.nowMilliseconds()
+        }
         let expected = body?.length
         _ = task.updateProgress { progress in
             progress.bytesSent = uploaded
