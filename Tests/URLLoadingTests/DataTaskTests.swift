@@ -57,6 +57,18 @@ struct DataTaskTests {
         }
     }
 
+    @Test("iterating a body that is not otherwise kept still reads it to the end")
+    func iteratingTemporaryBody() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session()
+            var count = 0
+            for try await piece in try await session.bytes(for: Fixture.request(origin.url("/bytes/3000000"))).0 {
+                count += piece.count
+            }
+            #expect(count == 3_000_000)
+        }
+    }
+
     @Test("dropping a streamed body early cancels the transfer")
     func droppingStreamCancels() async throws {
         try await Fixture.withOrigin { origin in

@@ -38,10 +38,11 @@ public final class ResponseBody: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let task: DataTask
+        /// Held so that iterating keeps the body alive: its deinit cancels an unfinished transfer.
+        let body: ResponseBody
 
         public mutating func next() async throws(TransferError) -> Data? {
-            while let event = await task.channel.next() {
+            while let event = await body.task.channel.next() {
                 switch event {
                 case .data(let data): return data
                 case .completed(let error):
@@ -54,7 +55,7 @@ public final class ResponseBody: AsyncSequence, Sendable {
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(task: task) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
 
     deinit {
         // Nobody reads the rest: stop the transfer instead of leaving it paused forever.
