@@ -9,7 +9,11 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -19,6 +23,8 @@ typedef size_t (*ferry_data_callback)(char *_Nonnull ptr, size_t size, size_t nm
 typedef int (*ferry_xferinfo_callback)(void *_Nullable clientp, curl_off_t dltotal, curl_off_t dlnow,
                                        curl_off_t ultotal, curl_off_t ulnow);
 typedef int (*ferry_seek_callback)(void *_Nullable userp, curl_off_t offset, int origin);
+typedef curl_socket_t (*ferry_opensocket_callback)(void *_Nullable clientp, curlsocktype purpose,
+                                                   struct curl_sockaddr *_Nonnull address);
 typedef int (*ferry_socket_callback)(CURL *_Nonnull easy, curl_socket_t s, int what, void *_Nullable userp,
                                      void *_Nullable socketp);
 typedef int (*ferry_timer_callback)(CURLM *_Nonnull multi, long timeout_ms, void *_Nullable userp);
@@ -55,6 +61,9 @@ static inline CURLcode ferry_easy_setopt_data_callback(CURL *_Nonnull h, CURLopt
 }
 static inline CURLcode ferry_easy_setopt_xferinfo_callback(CURL *_Nonnull h, ferry_xferinfo_callback _Nullable cb) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
+}
+static inline CURLcode ferry_easy_setopt_opensocket_callback(CURL *_Nonnull h, ferry_opensocket_callback _Nullable cb) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, cb);
 }
 static inline CURLcode ferry_easy_setopt_seek_callback(CURL *_Nonnull h, ferry_seek_callback _Nullable cb) {
     return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
@@ -108,6 +117,34 @@ static inline CURLMcode ferry_multi_sweep_all(CURLM *_Nonnull m, int *_Nonnull r
     return curl_multi_socket_all(m, running);
 #pragma clang diagnostic pop
 }
+
+// MARK: sockets for CURLOPT_OPENSOCKETFUNCTION
+
+// The address curl is about to connect to: fills `bytes` (4 or 16) and `port`; returns 4, 6 or 0 for
+// other families. `addr` is declared as a plain sockaddr but curl allocates room for IPv6.
+static inline int ferry_sockaddr_inspect(const struct curl_sockaddr *_Nonnull address, uint8_t *_Nonnull bytes,
+                                         int *_Nonnull port) {
+    if (address->family == AF_INET) {
+        const struct sockaddr_in *in4 = (const struct sockaddr_in *)&address->addr;
+        memcpy(bytes, &in4->sin_addr, 4);
+        *port = ntohs(in4->sin_port);
+        return 4;
+    }
+    if (address->family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&address->addr;
+        memcpy(bytes, &in6->sin6_addr, 16);
+        *port = ntohs(in6->sin6_port);
+        return 6;
+    }
+    return 0;
+}
+
+// Opens the socket curl asked for, close-on-exec so child processes never inherit it.
+static inline curl_socket_t ferry_open_socket(const struct curl_sockaddr *_Nonnull address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+static const curl_socket_t FERRY_SOCKET_BAD = CURL_SOCKET_BAD;
 
 // MARK: constants that are macros in curl.h (Swift does not import function-like or composite macros)
 

@@ -186,3 +186,53 @@ struct SessionConfigurationTests {
         }
     }
 }
+
+/// The connection policy sees every resolved address before connecting (the gateway's SSRF guard).
+@Suite("Connection policy", .timeLimit(.minutes(1)))
+struct ConnectionPolicyTests {
+    @Test("a refused address fails the task with destination_forbidden, naming the address")
+    func refusedAddress() async throws {
+        try await Fixture.withOrigin { origin in
+            let seen = Locked<[ConnectionAddress]>([])
+            let policy = ConnectionPolicy(name: "no loopback") { address in
+                seen.withLock { $0.append(address) }
+                return address.bytes.first != 127
+            }
+            let session = try Fixture.session { $0.connectionPolicy = policy }
+            let error = await #expect(throws: TransferError.self) {
+                _ = try await session.data(for: Fixture.request(origin.url("/bytes/10")))
+            }
+            #expect(error?.code == .destinationForbidden)
+            #expect(error?.message.contains("127.0.0.1:\(origin.port)") == true)
+            #expect(origin.requests.isEmpty)
+            #expect(seen.withLock { $0 } == [ConnectionAddress(family: .ipv4, bytes: [127, 0, 0, 1], port: origin.port)])
+        }
+    }
+
+    @Test("a redirect to a refused address is refused at connect time, after an allowed first hop")
+    func redirectHopChecked() async throws {
+        try await Fixture.withOrigin { allowed in
+            try await Fixture.withOrigin { forbidden in
+                let forbiddenPort = forbidden.port
+                let policy = ConnectionPolicy(name: "not port \(forbiddenPort)") { $0.port != forbiddenPort }
+                let session = try Fixture.session { $0.connectionPolicy = policy }
+                let target = forbidden.url("/bytes/10")
+                let error = await #expect(throws: TransferError.self) {
+                    _ = try await session.data(for: Fixture.request(allowed.url("/redirect-to?url=\(target)")))
+                }
+                #expect(error?.code == .destinationForbidden)
+                #expect(allowed.requests.count == 1)
+                #expect(forbidden.requests.isEmpty)
+            }
+        }
+    }
+
+    @Test("allowed addresses connect normally, through the policy's socket")
+    func allowedAddress() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.connectionPolicy = ConnectionPolicy(name: "all") { _ in true } }
+            let (data, _) = try await session.data(for: Fixture.request(origin.url("/bytes/1000")))
+            #expect(data == Fixture.pattern(1000))
+        }
+    }
+}

@@ -50,6 +50,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     /// Set to make curl stop the hop from inside a callback; becomes the task's error.
     private var abortError: TransferError?
     private var isFinished = false
+    /// The address the connection policy refused on this hop, if any: the reason a connect failed.
+    private var refusedAddress: String?
 
     init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
         self.task = task
@@ -85,6 +87,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         guard !isFinished else { return }
         hopParser = ResponseHeadParser()
         hopResponse = nil
+        refusedAddress = nil
         curlPauseMask = 0
         let key = "\(request.method.uppercased()) \(request.url.absoluteString)"
         visitedRequests.insert(key)
@@ -130,6 +133,12 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             throw TransferError(.unknown, "libcurl refused CURLOPT_XFERINFOFUNCTION")
         }
         try easy.set(CURLOPT_NOPROGRESS, 0, "CURLOPT_NOPROGRESS")
+        if configuration.connectionPolicy != nil {
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: context, "CURLOPT_OPENSOCKETDATA")
+            guard ferry_easy_setopt_opensocket_callback(easy.raw, curlTransferOpenSocketCallback) == CURLE_OK else {
+                throw TransferError(.unknown, "libcurl refused CURLOPT_OPENSOCKETFUNCTION")
+            }
+        }
         if body != nil {
             try easy.set(CURLOPT_READDATA, pointer: context, "CURLOPT_READDATA")
             try easy.set(CURLOPT_READFUNCTION, callback: curlTransferReadCallback, "CURLOPT_READFUNCTION")
@@ -272,6 +281,26 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             abortError = TransferError(.cannotReadUploadBody, message, failingURL: request.url)
             return Int(FERRY_READFUNC_ABORT)
         }
+    }
+
+    /// Opens a socket for curl, after the connection policy accepted the resolved address.
+    fileprivate func openSocket(for address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        if let policy = configuration.connectionPolicy {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var port: Int32 = 0
+            let version = ferry_sockaddr_inspect(address, &bytes, &port)
+            guard version == 4 || version == 6 else {
+                refusedAddress = "an address that is not IPv4 or IPv6"
+                return FERRY_SOCKET_BAD
+            }
+            let candidate = ConnectionAddress(
+                family: version == 4 ? .ipv4 : .ipv6, bytes: Array(bytes.prefix(version == 4 ? 4 : 16)), port: Int(port))
+            guard policy.allows(candidate) else {
+                refusedAddress = candidate.description
+                return FERRY_SOCKET_BAD
+            }
+        }
+        return ferry_open_socket(address)
     }
 
     fileprivate func seekBody(to offset: Int64) -> Bool {
@@ -492,6 +521,12 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             return
         }
         guard result == CURLE_OK else {
+            if let refusedAddress, let policy = configuration.connectionPolicy {
+                finish(error: TransferError(
+                    .destinationForbidden, "connecting to \(refusedAddress) is not allowed (\(policy.name))",
+                    failingURL: request.url, curlCode: Int(result.rawValue), curlDetail: detail))
+                return
+            }
             finish(error: CurlErrorMapping.error(for: result, detail: detail, url: request.url))
             return
         }
@@ -632,6 +667,10 @@ private let curlTransferReadCallback: ferry_data_callback = { pointer, size, cou
     owner.insideCurlCallback = true
     defer { owner.insideCurlCallback = false }
     return owner.readBody(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+}
+
+private let curlTransferOpenSocketCallback: ferry_opensocket_callback = { context, _, address in
+    transfer(context)?.openSocket(for: address) ?? FERRY_SOCKET_BAD
 }
 
 private let curlTransferSeekCallback: ferry_seek_callback = { context, offset, origin in

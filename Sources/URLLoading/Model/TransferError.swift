@@ -11,6 +11,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotFindHost = "cannot_find_host"
         case cannotConnectToHost = "cannot_connect_to_host"
         case cannotConnectToProxy = "cannot_connect_to_proxy"
+        /// The session's connection policy refused the address (SSRF protection).
+        case destinationForbidden = "destination_forbidden"
         case networkConnectionLost = "network_connection_lost"
         case badServerResponse = "bad_server_response"
         case tooManyRedirects = "too_many_redirects"

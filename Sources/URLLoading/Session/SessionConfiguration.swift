@@ -56,7 +56,7 @@ public struct SessionConfiguration: Sendable, Equatable {
             default: return nil
             }
             self.host = host
-            self.port = components.port ?? (kind == .http ? 1080 : 1080)
+            self.port = components.port ?? 1080
             username = components.user?.removingPercentEncoding
             password = components.password?.removingPercentEncoding
         }
@@ -91,6 +91,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var maximumRedirects: Int = 16
     /// Send `Accept-Encoding` and decode gzip, deflate, br and zstd bodies transparently.
     public var acceptsCompressedContent: Bool = true
+    /// Which resolved addresses transfers may connect to; nil allows all (see `ConnectionPolicy`).
+    public var connectionPolicy: ConnectionPolicy?
     /// Loops that run this session's transfers. Nil: the process-wide shared group.
     public var loopGroup: CurlLoopGroup?
 
