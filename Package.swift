@@ -7,12 +7,16 @@ let package = Package(
     products: [
         .library(name: "URLLoading", targets: ["URLLoading"]),
         .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferryd", targets: ["ferryd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -43,6 +47,33 @@ let package = Package(
             dependencies: [
                 "URLLoading",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The transfer gateway: PostgreSQL store, jobs, workers, API (issue 3, landing in steps).
+        .target(
+            name: "FerryGateway",
+            dependencies: [
+                "URLLoading",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "ferryd",
+            dependencies: [
+                "FerryGateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "FerryGatewayTests",
+            dependencies: [
+                "FerryGateway",
+                "URLLoadingTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -11,8 +11,10 @@ struct TerminalOutputTests {
             try await CLIFixture.withTemporaryDirectory { directory in
                 let terminal = try PseudoTerminal()
                 let file = directory.appendingPathComponent("out.bin")
+                let started = ContinuousClock.now
                 let result = try await FerryProcess.run(
                     ["get", origin.url("/drip?bytes=400000&chunks=20&delay_ms=60"), "-o", file.path], terminal: terminal)
+                let elapsed = ContinuousClock.now - started
                 CLIFixture.expectStatus(result, 0)
                 #expect(CLIFixture.contents(file) == CLIFixture.pattern(400_000))
                 let screen = result.standardError
@@ -20,9 +22,11 @@ struct TerminalOutputTests {
                 #expect(screen.contains("390.6 KiB / 390.6 KiB"), "\(screen.debugDescription)")
                 #expect(screen.contains("100%"))
                 #expect(screen.contains("/s"), "shows a rate")
-                // At most ~10 redraws a second over a ~1.2 s transfer, plus the final one.
+                // At most ~10 redraws a second, plus the final one; bounded by how long this run really
+                // took (a loaded machine stretches the transfer), never by a fixed time.
                 let redraws = screen.components(separatedBy: "\r\u{1B}[K").count - 1
-                #expect(redraws >= 2 && redraws <= 40, "\(redraws) redraws")
+                let allowed = Int((Double(elapsed.components.seconds) + 1) * 12) + 2
+                #expect(redraws >= 2 && redraws <= allowed, "\(redraws) redraws in \(elapsed)")
 
                 // -s: nothing at all.
                 let silentTerminal = try PseudoTerminal()

@@ -8,12 +8,7 @@ extension Session {
         completionHandler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void
     ) throws(TransferError) -> DataTask {
         let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .collect) }
-        onCompletion(of: task) {
-            switch await task.result() {
-            case .success(let (data, response)): completionHandler(data, response, nil)
-            case .failure(let error): completionHandler(nil, task.response, error)
-            }
-        }
+        deliverResult(of: task, to: completionHandler)
         return task
     }
 
@@ -23,12 +18,7 @@ extension Session {
     ) throws(TransferError) -> UploadTask {
         let request = Self.uploadRequest(request)
         let task = try register { UploadTask(session: self, identifier: $0, request: request, body: body, bodyDelivery: .collect) }
-        onCompletion(of: task) {
-            switch await task.result() {
-            case .success(let (data, response)): completionHandler(data, response, nil)
-            case .failure(let error): completionHandler(nil, task.response, error)
-            }
-        }
+        deliverResult(of: task, to: completionHandler)
         return task
     }
 
@@ -51,12 +41,17 @@ extension Session {
         return task
     }
 
-    /// Drains the task's events and runs `body` once it completed.
-    private func onCompletion(of task: SessionTask, _ body: @escaping @Sendable () async -> Void) {
+    /// Drains the task's events, then hands its body, response and error to `handler` once.
+    private func deliverResult(
+        of task: DataTask, to handler: @escaping @Sendable (Data?, TransferResponse?, TransferError?) -> Void
+    ) {
         _ = task.channel.claimConsumer()
         Task {
             while await task.channel.next() != nil {}
-            await body()
+            switch await task.result() {
+            case .success(let (data, response)): handler(data, response, nil)
+            case .failure(let error): handler(nil, task.response, error)
+            }
         }
     }
 }

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Everything `ferryd` is told by its operator: where to listen, which database, where its files
+/// live, the admin key, how many transfers to run at once and whether private networks are reachable.
+///
+/// Built once at start from the environment and command-line flags (a flag wins over its variable),
+/// with every value checked; all problems are reported together, one line each, so a bad env file
+/// is fixed in one round. Secrets are `Secret`s, so `description` (which is what gets logged) cannot
+/// show them.
+public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible {
+    public static let defaultPort = 8080
+    public static let defaultHost = "127.0.0.1"
+    public static let defaultDataDirectory = ".ferry"
+    public static let defaultWorkers = 8
+    /// Upper bound on concurrent transfers per process: each holds sockets and file descriptors,
+    /// and a typo (80000) should be an error, not a descriptor exhaustion at the first burst.
+    public static let maximumWorkers = 1024
+
+    /// `FERRY_PORT` / `--port`: the HTTP API's port.
+    public var port: Int
+    /// `FERRY_HOST` / `--host`: the address the HTTP API listens on.
+    public var host: String
+    /// `FERRY_DATABASE_URL` / `--database-url`. Nil: ferryd runs its own cluster under `dataDirectory`.
+    public var databaseURL: DatabaseURL?
+    /// `FERRY_DATA_DIR` / `--data-dir`, always absolute: downloaded files, blobs, the private cluster.
+    public var dataDirectory: String
+    /// `FERRY_ADMIN_KEY`. Nil: ferryd creates one on first start and writes it under `dataDirectory`.
+    public var adminKey: Secret?
+    /// `FERRY_WORKERS` / `--workers`: transfers this process runs at once.
+    public var workers: Int
+    /// `FERRY_ALLOW_PRIVATE_NETWORKS` / `--allow-private-networks`: whether jobs may reach loopback,
+    /// private, link-local and metadata addresses. Off by default: a multi-tenant fetcher must not
+    /// become a way into the network it runs in.
+    public var allowPrivateNetworks: Bool
+    /// `FERRY_MIGRATIONS_DIR` / `--migrations`. Nil: found next to the executable (see `MigrationDirectoryLocator`).
+    public var migrationsDirectory: String?
+
+    /// A configuration with every default, the data directory resolved against `currentDirectory`.
+    public init(
+        port: Int = GatewayConfiguration.defaultPort,
+        host: String = GatewayConfiguration.defaultHost,
+        databaseURL: DatabaseURL? = nil,
+        dataDirectory: String,
+        adminKey: Secret? = nil,
+        workers: Int = GatewayConfiguration.defaultWorkers,
+        allowPrivateNetworks: Bool = false,
+        migrationsDirectory: String? = nil
+    ) {
+        self.port = port
+        self.host = host
+        self.databaseURL = databaseURL
+        self.dataDirectory = dataDirectory
+        self.adminKey = adminKey
+        self.workers = workers
+        self.allowPrivateNetworks = allowPrivateNetworks
+        self.migrationsDirectory = migrationsDirectory
+    }
+
+    /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
+    ///
+    /// - Parameter currentDirectory: what relative paths are relative to; resolved here, once, so
+    ///   that the data directory does not move if the process later changes directory.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        flags: GatewayConfigurationFlags = GatewayConfigurationFlags(),
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws(GatewayConfigurationError) {
+        var problems: [String] = []
+        /// The flag's value if given, else the variable's, parsed by `read`; a problem is collected, not thrown.
+        func setting<Value>(
+            _ flag: String?, _ flagName: String, _ variable: String,
+            _ read: (ConfigurationValue) throws -> Value
+        ) -> Value? {
+            guard let raw = ConfigurationValue.lookup(flag: flag, flagName: flagName, environment: environment, variable: variable) else {
+                return nil
+            }
+            do {
+                return try read(raw)
+            } catch let error as GatewayConfigurationError {
+                problems.append(contentsOf: error.problems)
+                return nil
+            } catch {
+                problems.append("\(raw.origin): \(error)")
+                return nil
+            }
+        }
+
+        let port = setting(flags.port, "--port", "FERRY_PORT") { try $0.integer(in: 1...65535) }
+        let host = setting(flags.host, "--host", "FERRY_HOST") { try $0.listenHost() }
+        let databaseURL = setting(flags.databaseURL, "--database-url", "FERRY_DATABASE_URL") {
+            try DatabaseURL(parsing: $0.text, origin: $0.origin)
+        }
+        let dataDirectory = setting(flags.dataDirectory, "--data-dir", "FERRY_DATA_DIR") {
+            try $0.absolutePath(against: currentDirectory)
+        }
+        let adminKey = setting(nil, "", "FERRY_ADMIN_KEY") { try $0.adminKey() }
+        let workers = setting(flags.workers, "--workers", "FERRY_WORKERS") { try $0.integer(in: 1...Self.maximumWorkers) }
+        let allowPrivateNetworks = setting(
+            flags.allowPrivateNetworks, "--allow-private-networks", "FERRY_ALLOW_PRIVATE_NETWORKS"
+        ) { try $0.boolean() }
+        let migrationsDirectory = setting(flags.migrationsDirectory, "--migrations", "FERRY_MIGRATIONS_DIR") {
+            try $0.absolutePath(against: currentDirectory)
+        }
+
+        guard problems.isEmpty else {
+            throw GatewayConfigurationError(problems: problems)
+        }
+        self.init(
+            port: port ?? Self.defaultPort,
+            host: host ?? Self.defaultHost,
+            databaseURL: databaseURL,
+            dataDirectory: dataDirectory ?? ConfigurationValue.absolutePath(Self.defaultDataDirectory, against: currentDirectory),
+            adminKey: adminKey,
+            workers: workers ?? Self.defaultWorkers,
+            allowPrivateNetworks: allowPrivateNetworks ?? false,
+            migrationsDirectory: migrationsDirectory
+        )
+    }
+
+    /// One line for the start-up log. Secrets show only whether they are set.
+    public var description: String {
+        let database = databaseURL.map { "\($0)" } ?? "private cluster in \(dataDirectory)/postgres"
+        let admin = adminKey == nil ? "generated on first start" : "set"
+        return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
+            + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused")"
+    }
+}

@@ -1,0 +1,99 @@
+import FerryGateway
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The repository's `migrations/` applied to an empty database: the gateway's tables exist and
+/// enforce what the design says (issue 3: tenants own their rows; job states are a closed set).
+@Suite(.timeLimit(.minutes(3)))
+struct InitialSchemaTests {
+    let logger = Logger(label: "ferry.tests.schema")
+
+    static func repositoryMigrations() throws -> MigrationDirectory {
+        let root = try #require(FerrydBinary.packageRoot())
+        return MigrationDirectory(path: root.appendingPathComponent("migrations").path)
+    }
+
+    func withMigratedDatabase(_ body: (PostgresConnection) async throws -> Void) async throws {
+        let directory = try Self.repositoryMigrations()
+        let migrations = try directory.load()
+        try await TestDatabase.withFresh { database in
+            try await database.withConnection { connection in
+                let report = try await MigrationRunner(logger: logger).apply(migrations, directory: directory.path, on: connection)
+                #expect(report.lines.first == "applied 0001_initial")
+                try await body(connection)
+            }
+        }
+    }
+
+    func rejects(_ statement: PostgresQuery, on connection: PostgresConnection, sqlState: String) async {
+        do {
+            try await PostgresProbe.execute(statement, on: connection)
+            Issue.record("expected SQLSTATE \(sqlState), but the statement succeeded")
+        } catch {
+            #expect(PostgresErrorDescription.sqlState(of: error) == sqlState, "\(PostgresErrorDescription.describe(error))")
+        }
+    }
+
+    @Test func theGatewayTablesExist() async throws {
+        try await withMigratedDatabase { connection in
+            var tables: [String] = []
+            let rows = try await connection.query(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1", logger: logger)
+            for try await name in rows.decode(String.self) {
+                tables.append(name)
+            }
+            #expect(tables == ["api_keys", "blobs", "ferry_migrations", "job_attempts", "jobs", "sessions", "tenants", "webhook_outbox"])
+        }
+    }
+
+    @Test func jobsKeepToTheirStatesTheirTenantAndTheirTimestamps() async throws {
+        try await withMigratedDatabase { connection in
+            let tenant = UUID()
+            let other = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(tenant), 'a'), (\(other), 'b')", on: connection)
+            let session = UUID()
+            try await PostgresProbe.execute(
+                "INSERT INTO sessions (id, tenant_id, kind) VALUES (\(session), \(other), 'default')", on: connection)
+            let request = #"{"url": "https://example.org/"}"#
+
+            await rejects(
+                "INSERT INTO jobs (tenant_id, kind, state, request) VALUES (\(tenant), 'download', 'bogus', \(request)::jsonb)",
+                on: connection, sqlState: "23514")
+            await rejects(
+                "INSERT INTO jobs (tenant_id, kind, state, request) VALUES (\(tenant), 'download', 'succeeded', \(request)::jsonb)",
+                on: connection, sqlState: "23514")  // a final state needs finished_at
+            await rejects(
+                "INSERT INTO jobs (tenant_id, session_id, kind, request) VALUES (\(tenant), \(session), 'download', \(request)::jsonb)",
+                on: connection, sqlState: "23503")  // another tenant's session
+
+            let job = UUID()
+            try await PostgresProbe.execute(
+                "INSERT INTO jobs (id, tenant_id, kind, request, idempotency_key, idempotency_hash) VALUES (\(job), \(tenant), 'download', \(request)::jsonb, 'k1', decode(repeat('ab', 32), 'hex'))",
+                on: connection)
+            await rejects(
+                "INSERT INTO jobs (tenant_id, kind, request, idempotency_key, idempotency_hash) VALUES (\(tenant), 'data', \(request)::jsonb, 'k1', decode(repeat('cd', 32), 'hex'))",
+                on: connection, sqlState: "23505")  // one idempotency key per tenant
+
+            let before = try await PostgresProbe.value("SELECT updated_at FROM jobs WHERE id = \(job)", as: Date.self, on: connection)
+            try await PostgresProbe.execute("UPDATE jobs SET priority = 5 WHERE id = \(job)", on: connection)
+            let after = try await PostgresProbe.value("SELECT updated_at FROM jobs WHERE id = \(job)", as: Date.self, on: connection)
+            #expect(try #require(after) >= #require(before))
+
+            try await PostgresProbe.execute("INSERT INTO job_attempts (job_id, attempt) VALUES (\(job), 1)", on: connection)
+            try await PostgresProbe.execute("DELETE FROM tenants WHERE id = \(tenant)", on: connection)
+            let remaining = try await PostgresProbe.value(
+                "SELECT (SELECT count(*) FROM jobs) + (SELECT count(*) FROM job_attempts)", as: Int.self, on: connection)
+            #expect(remaining == 0, "a tenant's jobs and their attempts go with the tenant")
+        }
+    }
+
+    @Test func apiKeysAreUniqueHashesAndAdminKeysHaveNoTenant() async throws {
+        try await withMigratedDatabase { connection in
+            try await PostgresProbe.execute("INSERT INTO api_keys (key_hash, label) VALUES (sha256('admin'), 'admin')", on: connection)
+            await rejects("INSERT INTO api_keys (key_hash) VALUES (sha256('admin'))", on: connection, sqlState: "23505")
+            await rejects("INSERT INTO api_keys (key_hash) VALUES ('short')", on: connection, sqlState: "23514")
+        }
+    }
+}

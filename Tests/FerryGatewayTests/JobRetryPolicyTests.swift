@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import FerryGateway
+
+@Suite("Job retry policy")
+struct JobRetryPolicyTests {
+    let policy = RetryPolicy(maxAttempts: 4, baseDelay: .seconds(2), maximumDelay: .seconds(60))
+
+    @Test("network errors, 5xx, 429 and 408 retry; other 4xx and policy refusals do not (ER-13)")
+    func whatRetries() {
+        #expect(RetryPolicy.isRetryable(.httpStatus(503, retryAfter: nil)))
+        #expect(RetryPolicy.isRetryable(.httpStatus(429, retryAfter: nil)))
+        #expect(RetryPolicy.isRetryable(.transfer(.networkConnectionLost)))
+        #expect(RetryPolicy.isRetryable(.transfer(.timedOut)))
+        #expect(!RetryPolicy.isRetryable(.httpStatus(404, retryAfter: nil)))
+        #expect(!RetryPolicy.isRetryable(.httpStatus(401, retryAfter: nil)))
+        #expect(!RetryPolicy.isRetryable(.transfer(.destinationForbidden)))
+        #expect(!RetryPolicy.isRetryable(.transfer(.tooManyRedirects)))
+        #expect(!RetryPolicy.isRetryable(.transfer(.cancelled)))
+    }
+
+    @Test("delays double from the base with jitter, are capped, and stop at max attempts")
+    func backoff() {
+        let failure = RetryPolicy.AttemptFailure.transfer(.networkConnectionLost)
+        #expect(policy.delayBeforeRetry(after: failure, attempt: 1, random: { 0 }) == .seconds(1))
+        #expect(policy.delayBeforeRetry(after: failure, attempt: 1, random: { 0.999999 })! < .seconds(2))
+        #expect(policy.delayBeforeRetry(after: failure, attempt: 3, random: { 0 }) == .seconds(4))
+        #expect(RetryPolicy(maxAttempts: 50).delayBeforeRetry(after: failure, attempt: 40, random: { 1 }) == .seconds(600))
+        #expect(policy.delayBeforeRetry(after: failure, attempt: 4) == nil)
+        #expect(policy.delayBeforeRetry(after: .httpStatus(404, retryAfter: nil), attempt: 1) == nil)
+    }
+
+    @Test("Retry-After is honoured as seconds or as an HTTP date, capped by the maximum")
+    func retryAfter() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(policy.delayBeforeRetry(after: .httpStatus(429, retryAfter: "7"), attempt: 1, now: now) == .seconds(7))
+        #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: "3600"), attempt: 1, now: now) == .seconds(60))
+        let date = "Tue, 14 Nov 2023 22:13:50 GMT"  // 30 s after `now`
+        #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: date), attempt: 1, now: now) == .seconds(30))
+        #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: "soon"), attempt: 1, now: now, random: { 0 }) == .seconds(1))
+    }
+}

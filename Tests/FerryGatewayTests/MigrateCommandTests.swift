@@ -1,0 +1,97 @@
+import FerryGateway
+import Foundation
+import Testing
+
+/// `ferryd migrate` as a user runs it: a real process, from an unrelated working directory, with
+/// its own private cluster (issue 3: "The binary works from any working directory").
+@Suite(.timeLimit(.minutes(3)))
+struct MigrateCommandTests {
+    struct Run: Sendable {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+    }
+
+    /// Runs ferryd with no FERRY_* variables from the test's environment, in `workingDirectory`.
+    func ferryd(_ arguments: [String], in workingDirectory: String) async throws -> Run {
+        TestProcessCleanup.prepare()
+        let process = Process()
+        process.executableURL = try FerrydBinary.url()
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
+        let output = URL(fileURLWithPath: "\(workingDirectory)/ferryd.out")
+        let errors = URL(fileURLWithPath: "\(workingDirectory)/ferryd.err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return Run(
+            status: status,
+            standardOutput: try String(contentsOf: output, encoding: .utf8),
+            standardError: try String(contentsOf: errors, encoding: .utf8))
+    }
+
+    @Test func migrateOnAFreshDataDirectoryAppliesTheSchemaThenFindsItUpToDate() async throws {
+        try await TemporaryDirectory.withFiles([:]) { workingDirectory in
+            try await TemporaryDirectory.withNew { dataDirectory in
+                let first = try await ferryd(["migrate", "--data-dir", dataDirectory], in: workingDirectory)
+                #expect(first.status == 0, "\(first.standardError)")
+                #expect(first.standardOutput == "applied 0001_initial\n")
+                #expect(PrivatePostgres.runningServerPID(dataDirectory: dataDirectory) == nil, "migrate stops the cluster it started")
+
+                let second = try await ferryd(["migrate", "--data-dir", dataDirectory], in: workingDirectory)
+                #expect(second.status == 0, "\(second.standardError)")
+                #expect(second.standardOutput == "database is up to date\n")
+                #expect(PrivatePostgres.runningServerPID(dataDirectory: dataDirectory) == nil)
+            }
+        }
+    }
+
+    @Test func twoFerrydProcessesMigratingAtOnceShareTheClusterAndApplyOnce() async throws {
+        try await TemporaryDirectory.withFiles([:]) { workingDirectory in
+            try await TemporaryDirectory.withNew { dataDirectory in
+                try FileManager.default.createDirectory(atPath: "\(workingDirectory)/a", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: "\(workingDirectory)/b", withIntermediateDirectories: true)
+                async let first = ferryd(["migrate", "--data-dir", dataDirectory], in: "\(workingDirectory)/a")
+                async let second = ferryd(["migrate", "--data-dir", dataDirectory], in: "\(workingDirectory)/b")
+                let runs = try await [first, second]
+                #expect(runs.map(\.status) == [0, 0], "\(runs.map(\.standardError))")
+                #expect(runs.map(\.standardOutput).sorted() == ["applied 0001_initial\n", "database is up to date\n"])
+                #expect(PrivatePostgres.runningServerPID(dataDirectory: dataDirectory) == nil, "the last one out stops the cluster")
+            }
+        }
+    }
+
+    @Test func anUnreachableDatabaseFailsAtOnceWithoutShowingThePassword() async throws {
+        try await TemporaryDirectory.withFiles([:]) { workingDirectory in
+            let run = try await ferryd(
+                ["migrate", "--database-url", "postgres://ferry:TOP-SECRET@127.0.0.1:1/ferry?sslmode=disable"], in: workingDirectory)
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("ferryd migrate: could not connect to postgres://ferry:<redacted>@127.0.0.1:1/ferry"))
+            #expect(!run.standardError.contains("TOP-SECRET"))
+            #expect(run.standardOutput.isEmpty)
+        }
+    }
+
+    @Test func aMissingMigrationsFolderOrABadValueIsAClearError() async throws {
+        try await TemporaryDirectory.withFiles([:]) { workingDirectory in
+            let missing = try await ferryd(["migrate", "--migrations", "nowhere"], in: workingDirectory)
+            #expect(missing.status == 1)
+            #expect(missing.standardError.contains("ferryd migrate: the migrations directory \(workingDirectory)/nowhere does not exist"))
+
+            let badURL = try await ferryd(["migrate", "--database-url", "mysql://x@y/z"], in: workingDirectory)
+            #expect(badURL.status == 1)
+            #expect(badURL.standardError.contains("ferryd migrate: --database-url must start with postgres:// or postgresql://"))
+        }
+    }
+}
