@@ -263,7 +263,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         bytesReceived += Int64(bytes.count)
         let received = bytesReceived
-        _ = task.updateProgress { $0.bytesReceived = received }
+        task.updateProgress { $0.bytesReceived = received }
         emitProgressIfDue()
         return bytes.count
     }
@@ -314,7 +314,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             lastActivity = CurlLoop.nowMilliseconds()
         }
         let expected = body?.length
-        _ = task.updateProgress { progress in
+        task.updateProgress { progress in
             progress.bytesSent = uploaded
             progress.totalBytesExpectedToSend = expected
         }
@@ -411,7 +411,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         task.setResponse(response)
         task.channel.push(.response(response))
         let expected = response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
-        _ = task.updateProgress { $0.totalBytesExpectedToReceive = expected }
+        task.updateProgress { $0.totalBytesExpectedToReceive = expected }
         guard let dataTask = task as? DataTask else {
             prepareSink()
             return
@@ -625,7 +625,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         bytesReceived += Int64(data.count)
         let received = bytesReceived
-        _ = task.updateProgress { $0.bytesReceived = received }
+        task.updateProgress { $0.bytesReceived = received }
     }
 
     // MARK: - Helpers

@@ -135,11 +135,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         guarded.withLock { $0.response = response }
     }
 
-    func updateProgress(_ update: (inout TransferProgress) -> Void) -> TransferProgress {
-        guarded.withLock { state in
-            update(&state.progress)
-            return state.progress
-        }
+    func updateProgress(_ update: (inout TransferProgress) -> Void) {
+        guarded.withLock { update(&$0.progress) }
     }
 
     /// Records the outcome, emits `.completed`, wakes waiters and tells the session. Runs once.
