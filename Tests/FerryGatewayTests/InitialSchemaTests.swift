@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Testing
+import URLLoadingTestSupport
 
 /// The repository's `migrations/` applied to an empty database: the gateway's tables exist and
 /// enforce what the design says (issue 3: tenants own their rows; job states are a closed set).
@@ -11,7 +12,7 @@ struct InitialSchemaTests {
     let logger = Logger(label: "ferry.tests.schema")
 
     static func repositoryMigrations() throws -> MigrationDirectory {
-        let root = try #require(FerrydBinary.packageRoot())
+        let root = try #require(BuiltExecutable.packageRoot(from: #filePath))
         return MigrationDirectory(path: root.appendingPathComponent("migrations").path)
     }
 
