@@ -42,12 +42,15 @@ struct SessionInvalidationTests {
         }
     }
 
-    @Test("a session with no tasks becomes invalid at once")
+    @Test("a session with no tasks becomes invalid at once, and says so exactly once (SES-33)")
     func emptySession() async throws {
         let delegate = RecordingDelegate()
         let session = try Fixture.session(delegate: delegate)
         session.finishTasksAndInvalidate()
+        session.invalidateAndCancel()
+        session.invalidateAndCancel()
         await session.waitUntilInvalidated()
+        try await Task.sleep(for: .milliseconds(100))
         #expect(delegate.entries == ["invalid"])
     }
 }

@@ -12,7 +12,9 @@ public final class Session: Sendable {
     public let delegate: (any SessionDelegate)?
     let scheduler: TaskScheduler
 
-    private enum Validity { case valid, invalidating, invalid }
+    /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
+    /// delegate, exactly once) → invalid.
+    private enum Validity { case valid, invalidating, announcing, invalid }
 
     private struct State {
         var nextTaskIdentifier = 1
@@ -111,7 +113,7 @@ public final class Session: Sendable {
     public func invalidateAndCancel() {
         let (tasks, invalidNow) = state.withLock { state -> ([SessionTask], Bool) in
             if state.validity == .valid { state.validity = .invalidating }
-            return (Array(state.tasks.values), state.tasks.isEmpty && state.validity == .invalidating)
+            return (Array(state.tasks.values), state.tasks.isEmpty)
         }
         for task in tasks { task.cancel() }
         if invalidNow { becomeInvalid() }
@@ -133,7 +135,9 @@ public final class Session: Sendable {
 
     private func becomeInvalid() {
         let drivers = state.withLock { state -> [Task<Void, Never>]? in
+            // Only the first caller announces; later ones (a second invalidate, a racing last task) stop here.
             guard state.validity == .invalidating else { return nil }
+            state.validity = .announcing
             return Array(state.drivers.values)
         }
         guard let drivers else { return }
