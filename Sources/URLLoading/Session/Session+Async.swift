@@ -43,7 +43,8 @@ extension Session {
     }
 
     /// Downloads to `destination`, replacing any file there, and returns the response. The file is
-    /// written next to `destination` and renamed into place, so a failure leaves no partial file.
+    /// written next to `destination` and renamed into place, so a failure leaves no partial file. The
+    /// body is placed whatever the status: check `statusCode` before trusting it (DL-03, ER-10).
     public func download(for request: TransferRequest, to destination: URL) async throws(TransferError) -> TransferResponse {
         let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
         task.temporaryDirectory = destination.deletingLastPathComponent()
