@@ -46,15 +46,7 @@ enum TimedRoutes {
     /// connection open until the client leaves. For idle (low-speed) timeouts. Default N=1.
     @Sendable
     static func stall(_ request: OriginRequest, _ response: OriginResponder) async throws {
-        guard let byteCount = request.integerQuery("bytes", default: 1), byteCount >= 0 else {
-            try await response.send(.badRequest, text: "bad byte count")
-            return
-        }
-        try await response.sendHead(
-            .ok,
-            headers: ["content-type": "application/octet-stream", "content-length": String(max(1, 2 * byteCount))]
-        )
-        try await response.sendPatternBytes(from: 0, count: byteCount)
+        guard try await sendHalfOfPromisedBody(request, response) else { return }
         await response.holdUntilClientGoesAway()
     }
 
@@ -73,15 +65,22 @@ enum TimedRoutes {
     /// so the client sees the connection lost mid-body. Default N=1.
     @Sendable
     static func drop(_ request: OriginRequest, _ response: OriginResponder) async throws {
+        guard try await sendHalfOfPromisedBody(request, response) else { return }
+        await response.dropConnection()
+    }
+
+    /// For `/stall` and `/drop`: promises 2N bytes (at least 1) and sends N of them. False, after
+    /// answering 400, when `bytes` is not a non-negative number.
+    private static func sendHalfOfPromisedBody(_ request: OriginRequest, _ response: OriginResponder) async throws -> Bool {
         guard let byteCount = request.integerQuery("bytes", default: 1), byteCount >= 0 else {
             try await response.send(.badRequest, text: "bad byte count")
-            return
+            return false
         }
         try await response.sendHead(
             .ok,
             headers: ["content-type": "application/octet-stream", "content-length": String(max(1, 2 * byteCount))]
         )
         try await response.sendPatternBytes(from: 0, count: byteCount)
-        await response.dropConnection()
+        return true
     }
 }

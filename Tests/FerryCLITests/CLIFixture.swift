@@ -63,24 +63,3 @@ enum CLIFixture {
         #expect(result.status == status, "\(result.summary)", sourceLocation: sourceLocation)
     }
 }
-
-/// `/echo`'s report of the request it received.
-struct EchoReply: Decodable {
-    let method: String
-    let uri: String
-    let http_version: String
-    let headers: [[String]]
-    let body_length: Int
-    let body_base64: String?
-    let body_fnv1a64: String
-
-    init(_ data: Data) throws {
-        self = try JSONDecoder().decode(EchoReply.self, from: data)
-    }
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-    }
-
-    var body: Data? { body_base64.flatMap { Data(base64Encoded: $0) } }
-}

@@ -13,7 +13,7 @@ struct RequestShapeTests {
                 "--data", "a=b&c=d",
             ])
             CLIFixture.expectStatus(result, 0)
-            let echo = try EchoReply(result.standardOutput)
+            let echo = try EchoReport(result.standardOutput)
             #expect(echo.method == "PATCH")
             #expect(echo.header("X-One") == "1")
             #expect(echo.header("X-Two") == "two words")
@@ -34,7 +34,7 @@ struct RequestShapeTests {
                     "get", origin.url("/echo"), "--data", "@\(file.path)", "-H", "Content-Type: application/json",
                 ])
                 CLIFixture.expectStatus(result, 0)
-                let echo = try EchoReply(result.standardOutput)
+                let echo = try EchoReport(result.standardOutput)
                 #expect(echo.method == "POST")
                 #expect(echo.body == body)
                 #expect(echo.header("Content-Type") == "application/json")
@@ -47,7 +47,7 @@ struct RequestShapeTests {
         try await CLIFixture.withOrigin { origin in
             let result = try await FerryProcess.run(["get", origin.url("/echo"), "--data", "@-"], standardInput: Data("from stdin".utf8))
             CLIFixture.expectStatus(result, 0)
-            #expect(try EchoReply(result.standardOutput).body == Data("from stdin".utf8))
+            #expect(try EchoReport(result.standardOutput).body == Data("from stdin".utf8))
         }
     }
 
@@ -62,7 +62,7 @@ struct RequestShapeTests {
                 let reply = directory.appendingPathComponent("reply.json")
                 let result = try await FerryProcess.run(["get", origin.url("/echo"), "--upload-file", file.path, "-o", reply.path])
                 CLIFixture.expectStatus(result, 0)
-                let echo = try EchoReply(try #require(CLIFixture.contents(reply)))
+                let echo = try EchoReport(try #require(CLIFixture.contents(reply)))
                 #expect(echo.method == "PUT")
                 #expect(echo.body_length == payload.count)
                 #expect(echo.body_fnv1a64 == OriginServer.fnv1a64Hex(payload))
@@ -71,7 +71,7 @@ struct RequestShapeTests {
 
                 let post = try await FerryProcess.run(["get", origin.url("/echo"), "-T", file.path, "-X", "POST"])
                 CLIFixture.expectStatus(post, 0)
-                #expect(try EchoReply(post.standardOutput).method == "POST", "-X overrides the implied PUT")
+                #expect(try EchoReport(post.standardOutput).method == "POST", "-X overrides the implied PUT")
             }
         }
     }

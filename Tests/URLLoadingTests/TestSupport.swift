@@ -37,7 +37,7 @@ enum Fixture {
 
     /// Parses `/echo`'s JSON report.
     static func echo(_ data: Data) throws -> EchoReport {
-        try JSONDecoder().decode(EchoReport.self, from: data)
+        try EchoReport(data)
     }
 
     /// Waits until `condition` holds, polling; fails the test after `timeout`.
@@ -54,25 +54,4 @@ enum Fixture {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
-}
-
-/// `/echo`'s report of a request.
-struct EchoReport: Decodable {
-    let method: String
-    let uri: String
-    let http_version: String
-    let headers: [[String]]
-    let body_length: Int
-    let body_base64: String?
-    let body_fnv1a64: String
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.first?.lowercased() == name.lowercased() }?.last
-    }
-
-    func headers(named name: String) -> [String] {
-        headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap(\.last)
-    }
-
-    var body: Data? { body_base64.flatMap { Data(base64Encoded: $0) } }
 }
