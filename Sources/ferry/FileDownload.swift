@@ -48,7 +48,7 @@ struct FileDownload: Sendable {
                     }
                 case .completed(let error):
                     completionError = error
-                case .data, .becameDownload:
+                case .data, .becameDownload, .resumed:
                     break
                 }
             }

@@ -119,7 +119,7 @@ struct TaskLifecycleTests {
                 case .completed(let error):
                     names.append("completed")
                     #expect(error == nil)
-                case .data, .becameDownload: names.append("unexpected")
+                case .data, .becameDownload, .resumed: names.append("unexpected")
                 }
             }
             #expect(names.first == "redirected")

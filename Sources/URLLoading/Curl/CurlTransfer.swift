@@ -53,12 +53,31 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     /// The address the connection policy refused on this hop, if any: the reason a connect failed.
     private var refusedAddress: String?
 
+    // Downloads: what resume data is made of, and continuing from it (DL-07..DL-12).
+    /// The resume data a download task continues from.
+    private let resumeSource: ResumeData?
+    /// The resume data's partial file is being checked off the loop; the first hop waits for it.
+    private var reopeningPartialFile = false
+    /// The reopened partial file, until a response's body goes into it. It stays here (and is kept)
+    /// when an unrelated response (a 404) gets a file of its own.
+    private var partialFile: DownloadFile?
+    /// The offset this hop's `Range` asked for; 0 when it sent none.
+    private var requestedOffset: Int64 = 0
+    /// A resumed request whose response fits nothing (416, a wrong Content-Range): its body is
+    /// discarded, then this request (without Range) starts over.
+    private var restartAfterHop: TransferRequest?
+    /// The final response's validators, when its body can be continued later.
+    private var entityValidators: EntityValidators?
+    /// The whole body's length, when known.
+    private var entityTotal: Int64?
+
     init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
         self.task = task
         self.loop = loop
         self.configuration = configuration
         self.request = task.currentRequest
         self.resourceDeadline = CurlLoop.nowMilliseconds() + Self.milliseconds(configuration.resourceTimeout)
+        self.resumeSource = (task as? DownloadTask)?.resumeSource
     }
 
     /// Runs `work` on the loop thread with this transfer.
@@ -78,9 +97,51 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         if request.url.scheme?.lowercased() == "data" {
             runDataURL()
+        } else if let resumeSource {
+            reopenPartialFile(of: resumeSource)
         } else {
             startHop()
         }
+    }
+
+    /// Checks and reopens the partial file on another thread (it reads up to `offset` bytes, which
+    /// must not hold up the loop's other transfers), then starts the first hop here.
+    private func reopenPartialFile(of resumeData: ResumeData) {
+        reopeningPartialFile = true
+        DispatchQueue.global().async { [self] in
+            let outcome: Result<DownloadFile, TransferError>
+            do throws(TransferError) {
+                outcome = .success(try DownloadFile.reopen(resumeData).file)
+            } catch {
+                outcome = .failure(error)
+            }
+            post { $0.partialFileReopened(outcome, resumeData: resumeData) }
+        }
+    }
+
+    private func partialFileReopened(_ outcome: Result<DownloadFile, TransferError>, resumeData: ResumeData) {
+        reopeningPartialFile = false
+        let file: DownloadFile
+        switch outcome {
+        case .failure(let error):
+            finish(error: error)
+            return
+        case .success(let reopened):
+            file = reopened
+        }
+        guard !isFinished else {
+            // Cancelled meanwhile: the file stays only if the cancellation handed out resume data.
+            if task.error?.resumeData != nil { file.keep() } else { file.remove() }
+            return
+        }
+        partialFile = file
+        if file.length > 0 {
+            requestedOffset = file.length
+            request = ResumeData.continuing(
+                request, at: file.length, entityTag: resumeData.entityTag, lastModified: resumeData.lastModified)
+            task.setCurrentRequest(request)
+        }
+        startHop()
     }
 
     private func startHop() {
@@ -234,7 +295,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard abortError == nil else { return 0 }
         lastActivity = CurlLoop.nowMilliseconds()
-        if followAfterHop != nil { return bytes.count }
+        if followAfterHop != nil || restartAfterHop != nil { return bytes.count }
         if awaitingDecision {
             curlPauseMask |= FERRY_CURLPAUSE_RECV
             return Int(FERRY_WRITEFUNC_PAUSE)
@@ -355,6 +416,14 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         hopResponse = response
         switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
         case .notARedirect:
+            if requestedOffset > 0,
+                case .restartWithoutRange = ResumeResponse.classify(
+                    statusCode: head.statusCode, headers: head.headers, requestedOffset: requestedOffset)
+            {
+                // Nothing of this body fits the partial file: drop it and ask for everything.
+                restartAfterHop = ResumeData.fromTheStart(request)
+                return
+            }
             deliverFinalResponse(response)
         case .unsupportedLocation(let location):
             fail(TransferError(.redirectToUnsupportedURL, "the server redirected to an unsupported location: \(location)",
@@ -448,11 +517,58 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
     private func prepareSink() {
         do {
-            sink = try ResponseSink.make(for: task, expectedLength: hopResponse?.expectedContentLength)
+            if task is DownloadTask {
+                try prepareDownloadFile()
+            } else {
+                sink = try ResponseSink.make(for: task, expectedLength: hopResponse?.expectedContentLength)
+            }
         } catch {
             fail(error)
         }
     }
+
+    /// Chooses the download's file: the partial file when the response continues it (206) or replaces
+    /// it (a whole body), else a new temporary file. Notes what resume data will need.
+    private func prepareDownloadFile() throws(TransferError) {
+        let response = hopResponse
+        entityValidators = response.flatMap(EntityValidators.init(response:))
+        let encoded = response?.headers.contains("Content-Encoding") ?? false
+        entityTotal = encoded ? nil : response?.expectedContentLength
+        guard let partial = partialFile, let response else {
+            sink = try ResponseSink.make(for: task, expectedLength: response?.expectedContentLength)
+            return
+        }
+        let continuation = ResumeResponse.classify(
+            statusCode: response.statusCode, headers: response.headers, requestedOffset: requestedOffset)
+        let offset: Int64
+        switch continuation {
+        case .append(let expectedTotal):
+            offset = partial.length
+            entityTotal = expectedTotal
+            // A 206 may leave out validators the first response had; the entity is the same one.
+            if entityValidators == nil, let resumeSource {
+                entityValidators = EntityValidators(entityTag: resumeSource.entityTag, lastModified: resumeSource.lastModified)
+            }
+        case .replace(let expectedTotal):
+            try partial.truncateToZero()
+            offset = 0
+            entityTotal = expectedTotal
+        case .unrelated, .restartWithoutRange:
+            sink = try ResponseSink.make(for: task, expectedLength: response.expectedContentLength)
+            return
+        }
+        partialFile = nil
+        sink = .file(partial)
+        bytesReceived = offset
+        let total = entityTotal
+        task.updateProgress { progress in
+            progress.bytesReceived = offset
+            progress.totalBytesExpectedToReceive = total
+        }
+        (task as? DownloadTask)?.recordResume(offset: offset)
+        task.channel.push(.resumed(offset: offset, expectedTotal: total))
+    }
+
 
     /// After a decision: either finish what curl already finished, or let the body flow again.
     private func resumeAfterDecision() {
@@ -503,6 +619,14 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private func completeHop(result: CURLcode, detail: String) {
         if let abortError {
             finish(error: abortError)
+            return
+        }
+        if let restart = restartAfterHop {
+            restartAfterHop = nil
+            requestedOffset = 0
+            request = restart
+            task.setCurrentRequest(restart)
+            startHop()
             return
         }
         if let (next, resendsBody) = followAfterHop, let response = hopResponse {
@@ -571,12 +695,54 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
     private func finish(error: TransferError?) {
         guard !isFinished else { return }
+        var error = error
+        if var failure = error {
+            let cancelledKeepingData = (task as? DownloadTask)?.producesResumeDataOnCancel ?? false
+            let resumeData = failure.code != .cancelled || cancelledKeepingData ? currentResumeData() : nil
+            // Only the file the resume data names survives; the rest of what was received goes.
+            for file in [sink.file, partialFile].compactMap({ $0 }) {
+                if file.url == resumeData?.partialFile { file.keep() } else { file.remove() }
+            }
+            failure.resumeData = resumeData
+            error = failure
+        } else {
+            // Left alone by an unrelated response: the caller's resume data still names it.
+            partialFile?.keep()
+        }
+        partialFile = nil
         isFinished = true
         body?.close()
         body = nil
-        if error != nil { sink.discard() }
         sink = .none
         task.finish(error: error)
+    }
+
+    // MARK: - Resume data (DL-07, DL-08, DL-12)
+
+    /// On the loop: the resume data for what the file holds now, for `DownloadTask.resumeDataSnapshot()`.
+    func resumeDataSnapshot() -> ResumeData? {
+        isFinished ? nil : currentResumeData()
+    }
+
+    /// What continues this download from the bytes written so far, or nil when it cannot be continued.
+    private func currentResumeData() -> ResumeData? {
+        guard let download = task as? DownloadTask else { return nil }
+        if let file = sink.file, let validators = entityValidators {
+            guard file.length > 0, ResumeData.canResume(download.originalRequest) else { return nil }
+            return ResumeData(
+                url: hopResponse?.url ?? request.url, originalRequest: download.originalRequest,
+                entityTag: validators.entityTag, lastModified: validators.lastModified, offset: file.length,
+                partialFile: file.url, sha256: file.sha256SoFar, expectedTotal: entityTotal)
+        }
+        guard let resumeSource else { return nil }
+        // Still checking the partial file, which is as the resume data says or about to be emptied.
+        if reopeningPartialFile { return resumeSource }
+        // Reopened, and not written to: no response yet, or an unrelated one.
+        guard let partial = partialFile, partial.length > 0 else { return nil }
+        var data = resumeSource
+        data.offset = partial.length
+        data.sha256 = partial.sha256SoFar
+        return data
     }
 
     // MARK: - data: URLs (decoded by Ferry, no curl)

@@ -11,6 +11,7 @@ enum ResponseSink {
         var data = Data()
     }
 
+    /// The sink of a data task, or a new temporary file for a download task.
     static func make(for task: SessionTask, expectedLength: Int64?) throws(TransferError) -> ResponseSink {
         if let download = task as? DownloadTask {
             let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
@@ -42,6 +43,8 @@ enum ResponseSink {
         case .collect(let body): (task as? DataTask)?.storeCollectedBody(body.data)
         case .file(let file):
             try file.close()
+            // Before the event: whoever handles the file may want its digest (no second read of it).
+            (task as? DownloadTask)?.recordFinishedFile(length: file.length, sha256: file.sha256SoFar)
             task.channel.push(.downloadFinished(file.url))
         }
     }
@@ -50,52 +53,9 @@ enum ResponseSink {
     func discard() {
         if case .file(let file) = self { file.remove() }
     }
-}
 
-/// A download's temporary file, written from the loop thread with plain `write(2)`.
-final class DownloadFile {
-    let url: URL
-    private var descriptor: Int32
-
-    private init(url: URL, descriptor: Int32) {
-        self.url = url
-        self.descriptor = descriptor
-    }
-
-    static func create(in directory: URL, for source: URL) throws(TransferError) -> DownloadFile {
-        let url = directory.appendingPathComponent("ferry-download-\(UUID().uuidString).tmp")
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw TransferError(.cannotWriteToFile, "cannot create \(url.path): \(String(cString: strerror(errno)))",
-                                failingURL: source)
-        }
-        return DownloadFile(url: url, descriptor: descriptor)
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw TransferError(.cannotWriteToFile, "writing \(url.path) failed: \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
-    }
-
-    func close() throws(TransferError) {
-        guard descriptor >= 0 else { return }
-        let result = Foundation.close(descriptor)
-        descriptor = -1
-        if result != 0 {
-            throw TransferError(.cannotWriteToFile, "closing \(url.path) failed: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    func remove() {
-        try? close()
-        unlink(url.path)
+    var file: DownloadFile? {
+        if case .file(let file) = self { return file }
+        return nil
     }
 }

@@ -2,8 +2,8 @@
 ///
 /// Order and duplicates are kept as received (`Set-Cookie` may appear many times); lookups ignore case
 /// because HTTP field names are case-insensitive.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public struct Field: Sendable, Equatable {
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, Codable {
+    public struct Field: Sendable, Equatable, Codable {
         public var name: String
         public var value: String
         public init(name: String, value: String) {
@@ -56,6 +56,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
+    }
+
+    /// Encoded as a list of `{"name", "value"}` objects: order and duplicates survive a round trip.
+    public init(from decoder: any Decoder) throws {
+        fields = try decoder.singleValueContainer().decode([Field].self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(fields)
     }
 }
 

@@ -43,6 +43,10 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public var failingURL: URL?
     public var curlCode: Int?
     public var curlDetail: String?
+    /// For a download that failed mid-body (connection lost, timed out, ...) or was cancelled with
+    /// `cancelProducingResumeData()`: what continues it with `Session.downloadTask(withResumeData:)`
+    /// (DL-08, ER-05). Its partial file was kept; nil when the download cannot be continued (DL-10).
+    public var resumeData: ResumeData?
 
     public init(_ code: Code, _ message: String, failingURL: URL? = nil, curlCode: Int? = nil, curlDetail: String? = nil) {
         self.code = code

@@ -2,7 +2,11 @@ import Foundation
 
 /// What to fetch: the seeds' URL request (LC-21). A value type, so a task keeps its own deep copy and
 /// later changes to the caller's variable have no effect on it (LC-20).
-public struct TransferRequest: Sendable, Equatable {
+///
+/// `Codable`, so resume data can carry it (the URL is encoded as its absolute string, the body as
+/// base64). The encoding holds every header as is, credentials included: store it as you would the
+/// request itself.
+public struct TransferRequest: Sendable, Equatable, Codable {
     public var url: URL
     /// `GET` unless set; a body without a method set sends `POST`.
     public var method: String
@@ -29,6 +33,37 @@ public struct TransferRequest: Sendable, Equatable {
         self.body = body
         self.timeoutInterval = timeoutInterval
         self.priority = priority
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case url, method, headers, body
+        case timeoutInterval = "timeout_interval"
+        case priority
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try container.decode(String.self, forKey: .url)
+        guard let url = URL(string: text) else {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: "not a URL: \(text)")
+        }
+        self.init(
+            url: url,
+            method: try container.decode(String.self, forKey: .method),
+            headers: try container.decodeIfPresent(HTTPHeaders.self, forKey: .headers) ?? [:],
+            body: try container.decodeIfPresent(Data.self, forKey: .body),
+            timeoutInterval: try container.decodeIfPresent(TimeInterval.self, forKey: .timeoutInterval),
+            priority: try container.decodeIfPresent(Float.self, forKey: .priority) ?? Self.defaultPriority)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url.absoluteString, forKey: .url)
+        try container.encode(method, forKey: .method)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(body, forKey: .body)
+        try container.encodeIfPresent(timeoutInterval, forKey: .timeoutInterval)
+        try container.encode(priority, forKey: .priority)
     }
 
     public static let defaultPriority: Float = 0.5

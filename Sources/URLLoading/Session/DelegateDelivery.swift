@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns one task's events into delegate calls, in order (LC-11..LC-14, DL-01).
+/// Turns one task's events into delegate calls, in order (LC-11..LC-14, DL-01, DL-09).
 struct DelegateDelivery {
     let session: Session
     let delegate: any SessionDelegate
@@ -24,6 +24,12 @@ struct DelegateDelivery {
             if let dataTask = task as? DataTask { await delegate.session(session, dataTask: dataTask, didReceive: data) }
         case .progress(let progress):
             await deliverProgress(progress)
+        case .resumed(let offset, let expectedTotal):
+            // Progress counts from the offset; what was already on disk is not news (DL-09).
+            lastProgress.bytesReceived = offset
+            if let download = task as? DownloadTask {
+                await delegate.session(session, downloadTask: download, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal)
+            }
         case .becameDownload(let download):
             if let dataTask = task as? DataTask { await delegate.session(session, dataTask: dataTask, didBecome: download) }
         case .downloadFinished(let location):

@@ -43,10 +43,32 @@ extension Session {
     }
 
     /// Downloads to `destination`, replacing any file there, and returns the response. The file is
-    /// written next to `destination` and renamed into place, so a failure leaves no partial file. The
-    /// body is placed whatever the status: check `statusCode` before trusting it (DL-03, ER-10).
+    /// written next to `destination` and renamed into place, so `destination` never holds a partial
+    /// body. The body is placed whatever the status: check `statusCode` before trusting it (DL-03,
+    /// ER-10). A failure leaves nothing behind unless its error carries resume data (DL-08): then the
+    /// partial file stays next to `destination` for `download(resumeFrom:to:)`, or for the resume
+    /// data's `removePartialFile()`.
     public func download(for request: TransferRequest, to destination: URL) async throws(TransferError) -> TransferResponse {
         let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
+        return try await place(task, at: destination)
+    }
+
+    /// Continues a download (DL-07, DL-12) and puts the whole body at `destination`, as
+    /// `download(for:to:)` does. The partial file should be on `destination`'s file system (it is when
+    /// it came from `download(for:to:)` into the same directory), so the final step is a rename.
+    /// `destination` gets the body of whatever response ended the download, a 404's included: check
+    /// `statusCode`. After such an unrelated response the partial file is left for the same resume data.
+    public func download(resumeFrom resumeData: ResumeData, to destination: URL) async throws(TransferError) -> TransferResponse {
+        try resumeData.validate()
+        let task = try register {
+            DownloadTask(session: self, identifier: $0, request: resumeData.originalRequest, resumingFrom: resumeData)
+        }
+        return try await place(task, at: destination)
+    }
+
+    /// Runs a download task and renames its file to `destination`.
+    private func place(_ task: DownloadTask, at destination: URL) async throws(TransferError) -> TransferResponse {
+        let url = task.originalRequest.url
         task.temporaryDirectory = destination.deletingLastPathComponent()
         var moveError: TransferError?
         await run(task) { event in
@@ -56,12 +78,12 @@ extension Session {
             if rename(location.path, destination.path) != 0 {
                 moveError = TransferError(
                     .cannotWriteToFile, "cannot move the download to \(destination.path): \(String(cString: strerror(errno)))",
-                    failingURL: request.url)
+                    failingURL: url)
             }
         }
         if let error = task.error ?? moveError { throw error }
         guard let response = task.response else {
-            throw TransferError(.badServerResponse, "the download ended without a response", failingURL: request.url)
+            throw TransferError(.badServerResponse, "the download ended without a response", failingURL: url)
         }
         return response
     }

@@ -28,17 +28,38 @@ extension Session {
         completionHandler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void
     ) throws(TransferError) -> DownloadTask {
         let task = try register { DownloadTask(session: self, identifier: $0, request: request) }
+        deliverDownload(of: task, to: completionHandler)
+        return task
+    }
+
+    /// Continues a download from resume data (DL-07); the handler gets the whole file, valid only
+    /// until it returns (DL-02), or the error, whose `resumeData` may continue it again (DL-08).
+    public func downloadTask(
+        withResumeData resumeData: ResumeData,
+        completionHandler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void
+    ) throws(TransferError) -> DownloadTask {
+        try resumeData.validate()
+        let task = try register {
+            DownloadTask(session: self, identifier: $0, request: resumeData.originalRequest, resumingFrom: resumeData)
+        }
+        deliverDownload(of: task, to: completionHandler)
+        return task
+    }
+
+    /// Drains a download task's events, calling `handler` once with the file or the error.
+    private func deliverDownload(
+        of task: DownloadTask, to handler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void
+    ) {
         _ = task.channel.claimConsumer()
         Task {
             while let event = await task.channel.next() {
                 switch event {
-                case .downloadFinished(let location): completionHandler(location, task.response, nil)
-                case .completed(let error?): completionHandler(nil, task.response, error)
+                case .downloadFinished(let location): handler(location, task.response, nil)
+                case .completed(let error?): handler(nil, task.response, error)
                 default: continue
                 }
             }
         }
-        return task
     }
 
     /// Drains the task's events, then hands its body, response and error to `handler` once.

@@ -29,6 +29,31 @@ extension Session {
         try downloadTask(with: TransferRequest(url: url))
     }
 
+    /// A download task that continues from resume data (DL-07, DL-12), in this process or a new one.
+    /// It sends the original request again with `Range: bytes=<offset>-` and `If-Range` (the ETag,
+    /// else the Last-Modified date), after checking the partial file against the recorded hash. Then:
+    /// - 206 from the offset: the rest is appended; `.resumed(offset:, expectedTotal:)` (DL-09);
+    /// - a whole body (200: the entity changed, or the server ignores ranges): written over the partial
+    ///   file from byte 0, `.resumed(offset: 0, ...)`;
+    /// - 416, or a 206 from elsewhere: that response is dropped and the request sent again without
+    ///   `Range`, so it continues as above from byte 0;
+    /// - any other status (404, 503): the task's response as usual, with its body in a new file; the
+    ///   partial file is left as it was, so the same resume data can be tried again later;
+    /// - a partial file that is missing, shorter than `offset` or changed: no `Range` is sent and the
+    ///   download starts over in the same file.
+    /// Progress counts from the offset. On completion `sha256` is the whole file's.
+    ///
+    /// Throws `invalidRequest` when the resume data is unusable (a newer version, a request that
+    /// cannot be resumed, a malformed hash or path).
+    public func downloadTask(withResumeData resumeData: ResumeData) throws(TransferError) -> DownloadTask {
+        try resumeData.validate()
+        let task = try register {
+            DownloadTask(session: self, identifier: $0, request: resumeData.originalRequest, resumingFrom: resumeData)
+        }
+        startDelegateDriver(for: task)
+        return task
+    }
+
     /// An upload task (TT-05, UP-01); the method defaults to POST when the request still says GET.
     public func uploadTask(with request: TransferRequest, from body: UploadBody) throws(TransferError) -> UploadTask {
         let delivery: DataTask.BodyDelivery = delegate == nil ? .collect : .stream

@@ -40,6 +40,10 @@ public protocol SessionDelegate: AnyObject, Sendable {
                  totalBytesExpectedToSend: Int64?) async
     func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
                  totalBytesExpectedToWrite: Int64?) async
+    /// A download made from resume data continues at `fileOffset` (0: it starts over) of a body of
+    /// `expectedTotalBytes` (DL-09). Later `didWriteData` totals count from the offset.
+    func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                 expectedTotalBytes: Int64?) async
     /// The file is deleted as soon as this returns: move or open it here (DL-02).
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async
@@ -61,6 +65,8 @@ extension SessionDelegate {
                         totalBytesExpectedToSend: Int64?) async {}
     public func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                         totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) async {}
+    public func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                        expectedTotalBytes: Int64?) async {}
     public func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async {}
     public func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async {}
     public func session(_ session: Session, didBecomeInvalidWithError error: TransferError?) async {}

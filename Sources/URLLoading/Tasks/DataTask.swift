@@ -42,23 +42,6 @@ public class DataTask: SessionTask, @unchecked Sendable {
     }
 }
 
-/// A task whose body goes to a temporary file (TT-04, DL-05), handed to the consumer with
-/// `.downloadFinished` and deleted once the consumer moves on (DL-02).
-public final class DownloadTask: SessionTask, @unchecked Sendable {
-    private let directory = Locked<URL?>(nil)
-
-    init(session: Session, identifier: Int, request: TransferRequest) {
-        super.init(session: session, identifier: identifier, request: request, kind: .download)
-    }
-
-    /// Where the temporary file is made; the system temporary directory unless set before `resume()`.
-    /// Putting it on the destination's file system makes the final move a rename, not a copy.
-    public var temporaryDirectory: URL? {
-        get { directory.withLock { $0 } }
-        set { directory.withLock { $0 = newValue } }
-    }
-}
-
 /// A data task that sends a body from memory, a file or a stream (TT-05, UP-01).
 public final class UploadTask: DataTask, @unchecked Sendable {
     public let body: UploadBody

@@ -84,12 +84,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let (action, transfer) = guarded.withLock { ($0.lifecycle.cancel(), $0.transfer) }
         switch action {
         case .none: break
-        case .finishNow: finish(error: .cancelled(originalRequest.url))
+        case .finishNow: finish(error: cancellationWithoutTransfer())
         case .cancelTransfer:
             if let transfer {
                 transfer.post { $0.cancel() }
             } else if session.scheduler.withdraw(self) {
-                finish(error: .cancelled(originalRequest.url))
+                finish(error: cancellationWithoutTransfer())
             }
         }
     }
@@ -168,4 +168,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Subclasses store what they hand out on completion, before waiters wake.
     func willComplete() {}
+
+    /// The error of a task cancelled before any transfer ran for it; subclasses settle what they own.
+    func cancellationWithoutTransfer() -> TransferError {
+        .cancelled(originalRequest.url)
+    }
 }

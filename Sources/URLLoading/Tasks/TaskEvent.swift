@@ -4,7 +4,10 @@ import Foundation
 public struct TransferProgress: Sendable, Equatable {
     public var bytesSent: Int64 = 0
     public var totalBytesExpectedToSend: Int64?
+    /// Body bytes received. For a download continued from resume data it counts from the offset it
+    /// resumed at, so it is the length of the file so far (DL-09).
     public var bytesReceived: Int64 = 0
+    /// The whole body's length when known: for a resumed download, the entity's total, not the rest.
     public var totalBytesExpectedToReceive: Int64?
 
     public init() {}
@@ -29,6 +32,11 @@ public enum TaskEvent: Sendable {
     case data(Data)
     /// Progress; consecutive progress events that nobody read yet are merged into the latest.
     case progress(TransferProgress)
+    /// A download made from resume data continues at `offset` of a body of `expectedTotal` bytes
+    /// (DL-09). Comes right after `.response`. Offset 0 means it starts over: the server sent the
+    /// whole body (the entity changed, or it ignores ranges), or the partial file was missing,
+    /// shorter than recorded or changed.
+    case resumed(offset: Int64, expectedTotal: Int64?)
     /// The data task became this download task (LC-09); the download task carries on.
     case becameDownload(DownloadTask)
     /// The download is in this temporary file, which is deleted when the next event is requested

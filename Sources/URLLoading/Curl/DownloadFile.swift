@@ -1,0 +1,159 @@
+import Foundation
+
+/// A download's file, written from the loop thread with plain `write(2)` and hashed as it is written,
+/// so the finished file's SHA-256 and resume data's hash of the bytes so far cost no second read.
+///
+/// `length` and the hash only ever cover bytes that `write(2)` fully accepted: after a failed write the
+/// file may hold a few more, which resuming cuts off.
+///
+/// `@unchecked Sendable`: one thread owns it at a time. A reopened partial file is made off the loop
+/// and handed over to the loop thread once; after that only the loop thread touches it.
+final class DownloadFile: @unchecked Sendable {
+    let url: URL
+    private var descriptor: Int32
+    /// Bytes written and hashed.
+    private(set) var length: Int64
+    private var hasher: SHA256Hasher
+
+    private init(url: URL, descriptor: Int32, length: Int64, hasher: SHA256Hasher) {
+        self.url = url
+        self.descriptor = descriptor
+        self.length = length
+        self.hasher = hasher
+    }
+
+    /// A new, private (0600) file in `directory`.
+    static func create(in directory: URL, for source: URL) throws(TransferError) -> DownloadFile {
+        let url = directory.appendingPathComponent("ferry-download-\(UUID().uuidString).tmp")
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw TransferError(.cannotWriteToFile, "cannot create \(url.path): \(String(cString: strerror(errno)))",
+                                failingURL: source)
+        }
+        return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
+    }
+
+    /// What reopening a partial file found.
+    enum PartialFileCheck: Equatable {
+        /// The first `offset` bytes hash as recorded: writing continues after them.
+        case intact
+        /// No file: it was made again, empty.
+        case missing
+        /// Fewer than `offset` bytes: emptied, to be written from byte 0.
+        case shorter(than: Int64, length: Int64)
+        /// The first `offset` bytes hash differently: emptied, to be written from byte 0.
+        case changed
+    }
+
+    /// Reopens resume data's partial file: when its first `offset` bytes are the ones recorded, cuts
+    /// off anything after them (bytes written after a snapshot) and continues there; otherwise empties
+    /// it, so the download starts over in the same place. Reads up to `offset` bytes: call it off the
+    /// loop thread.
+    static func reopen(_ resumeData: ResumeData) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
+        let path = resumeData.partialFile.path
+        func failure(_ what: String) -> TransferError {
+            TransferError(.cannotWriteToFile, "\(what) the partial file \(path): \(String(cString: strerror(errno)))",
+                          failingURL: resumeData.originalRequest.url)
+        }
+        var existed = true
+        var descriptor = open(path, O_RDWR | O_CLOEXEC)
+        if descriptor < 0 && errno == ENOENT {
+            existed = false
+            descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        }
+        guard descriptor >= 0 else { throw failure("cannot open") }
+
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let error = failure("cannot inspect")
+            Foundation.close(descriptor)
+            throw error
+        }
+        let offset = resumeData.offset
+        let check: PartialFileCheck
+        var hasher = SHA256Hasher()
+        if !existed {
+            check = .missing
+        } else if Int64(status.st_size) < offset {
+            check = .shorter(than: offset, length: Int64(status.st_size))
+        } else {
+            guard hashPrefix(of: descriptor, length: offset, into: &hasher) else {
+                let error = failure("cannot read")
+                Foundation.close(descriptor)
+                throw error
+            }
+            check = hasher.currentHexDigest == resumeData.sha256.lowercased() ? .intact : .changed
+        }
+        let keep: Int64 = check == .intact ? offset : 0
+        if check != .intact { hasher = SHA256Hasher() }
+        guard ftruncate(descriptor, off_t(keep)) == 0, lseek(descriptor, off_t(keep), SEEK_SET) == off_t(keep) else {
+            let error = failure("cannot cut")
+            Foundation.close(descriptor)
+            throw error
+        }
+        return (DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep, hasher: hasher), check)
+    }
+
+    /// Feeds the file's first `length` bytes to `hasher`; false on a read error or a short file.
+    private static func hashPrefix(of descriptor: Int32, length: Int64, into hasher: inout SHA256Hasher) -> Bool {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var position: Int64 = 0
+        while position < length {
+            let wanted = Int(min(Int64(chunk), length - position))
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            position += Int64(count)
+        }
+        return true
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw TransferError(.cannotWriteToFile, "writing \(url.path) failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+        hasher.update(bytes)
+        length += Int64(bytes.count)
+    }
+
+    /// Empties the file, to write the body again from byte 0.
+    func truncateToZero() throws(TransferError) {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw TransferError(.cannotWriteToFile, "cannot empty \(url.path): \(String(cString: strerror(errno)))")
+        }
+        hasher = SHA256Hasher()
+        length = 0
+    }
+
+    /// SHA-256 of the `length` bytes written so far, as hex; writing may go on.
+    var sha256SoFar: String { hasher.currentHexDigest }
+
+    func close() throws(TransferError) {
+        guard descriptor >= 0 else { return }
+        let result = Foundation.close(descriptor)
+        descriptor = -1
+        if result != 0 {
+            throw TransferError(.cannotWriteToFile, "closing \(url.path) failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Closes the file and leaves it where it is: resume data now refers to it.
+    func keep() {
+        try? close()
+    }
+
+    func remove() {
+        try? close()
+        unlink(url.path)
+    }
+}

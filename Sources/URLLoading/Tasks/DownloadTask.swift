@@ -1,0 +1,115 @@
+import Foundation
+
+/// A task whose body goes to a temporary file (TT-04, DL-05), handed to the consumer with
+/// `.downloadFinished` and deleted once the consumer moves on (DL-02).
+///
+/// A download can be paused by cancelling it with resume data (DL-07), continues after a failure
+/// from the resume data in its error (DL-08), and can be snapshotted while it runs so that even a
+/// killed process can continue it (DL-12). See `ResumeData`.
+public final class DownloadTask: SessionTask, @unchecked Sendable {
+    private struct DownloadState {
+        var temporaryDirectory: URL?
+        var producesResumeDataOnCancel = false
+        var resumeOffset: Int64?
+        var fileLength: Int64?
+        var sha256: String?
+    }
+
+    private let downloadState = Locked(DownloadState())
+
+    /// The resume data this task continues from (`Session.downloadTask(withResumeData:)`), else nil.
+    public let resumeSource: ResumeData?
+
+    init(session: Session, identifier: Int, request: TransferRequest, resumingFrom resumeSource: ResumeData? = nil) {
+        self.resumeSource = resumeSource
+        super.init(session: session, identifier: identifier, request: request, kind: .download)
+    }
+
+    /// Where the temporary file is made; the system temporary directory unless set before `resume()`.
+    /// Putting it on the destination's file system makes the final move a rename, not a copy. A task
+    /// made from resume data keeps writing the partial file where it is; this directory then only
+    /// receives the body of an unrelated response (a 404 instead of the rest).
+    public var temporaryDirectory: URL? {
+        get { downloadState.withLock { $0.temporaryDirectory } }
+        set { downloadState.withLock { $0.temporaryDirectory = newValue } }
+    }
+
+    /// For a task made from resume data, the offset it continued at once the response arrived: the
+    /// resume data's offset, or 0 when it started over (DL-09). Nil before, and for other tasks.
+    public var resumeOffset: Int64? { downloadState.withLock { $0.resumeOffset } }
+
+    /// SHA-256 (64 lower-case hex digits) of the file handed over with `.downloadFinished`, set just
+    /// before that event. Computed while writing, across resumptions: no need to read the file again.
+    public var sha256: String? { downloadState.withLock { $0.sha256 } }
+
+    /// The length of the file handed over with `.downloadFinished`, set with `sha256`.
+    public var fileLength: Int64? { downloadState.withLock { $0.fileLength } }
+
+    // MARK: - Resume data
+
+    /// Cancels the task and returns what continues it later (DL-07); the partial file is kept. The
+    /// task completes with a `cancelled` error, which carries the same resume data.
+    ///
+    /// Nil (and the partial file deleted) when the download cannot be continued: not an http(s) GET,
+    /// no strong ETag or Last-Modified, a content-encoded body, no byte received yet (see
+    /// `ResumeData`). Also nil when the task had already finished successfully; a task that had already
+    /// failed gives its error's resume data, if any. A task made from resume data that had not started
+    /// gives that resume data back.
+    @discardableResult
+    public func cancelProducingResumeData() async -> ResumeData? {
+        downloadState.withLock { $0.producesResumeDataOnCancel = true }
+        cancel()
+        return await waitUntilCompleted()?.resumeData
+    }
+
+    /// `cancelProducingResumeData()` with a completion handler, called once on another thread.
+    public func cancel(producingResumeData handler: @escaping @Sendable (ResumeData?) -> Void) {
+        Task { handler(await cancelProducingResumeData()) }
+    }
+
+    /// Resume data for the bytes already written, while the task keeps running: persist it now and
+    /// then, and a process killed mid-download (`kill -9`, a crash) can continue in a new process (DL-12).
+    ///
+    /// The hash covers exactly `offset` bytes; the download keeps appending after it, and resuming cuts
+    /// the partial file back to `offset` once its hash checks out. The bytes were handed to the kernel
+    /// (`write(2)`), so they survive the process dying, not necessarily the machine losing power.
+    ///
+    /// Before the task starts: its `resumeSource`. Nil once it completed (a failure's resume data is in
+    /// its error), and whenever `cancelProducingResumeData()` would give nil.
+    public func resumeDataSnapshot() async -> ResumeData? {
+        let (transfer, lifecycle) = guarded.withLock { ($0.transfer, $0.lifecycle.state) }
+        if let transfer {
+            return await withCheckedContinuation { continuation in
+                transfer.post { continuation.resume(returning: $0.resumeDataSnapshot()) }
+            }
+        }
+        return lifecycle == .completed ? nil : resumeSource
+    }
+
+    // MARK: - Called by the transfer
+
+    var producesResumeDataOnCancel: Bool { downloadState.withLock { $0.producesResumeDataOnCancel } }
+
+    func recordResume(offset: Int64) {
+        downloadState.withLock { $0.resumeOffset = offset }
+    }
+
+    func recordFinishedFile(length: Int64, sha256: String) {
+        downloadState.withLock { state in
+            state.fileLength = length
+            state.sha256 = sha256
+        }
+    }
+
+    /// Never started: the resume data it came from is handed back, or its partial file dropped.
+    override func cancellationWithoutTransfer() -> TransferError {
+        var error = super.cancellationWithoutTransfer()
+        guard let resumeSource else { return error }
+        if producesResumeDataOnCancel {
+            error.resumeData = resumeSource
+        } else {
+            resumeSource.removePartialFile()
+        }
+        return error
+    }
+}
