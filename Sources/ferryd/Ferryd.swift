@@ -3,13 +3,13 @@ import Logging
 
 /// `ferryd`: Ferry's transfer gateway service.
 ///
-/// `migrate` applies the database schema; `serve` (the HTTP API and the workers) joins it later.
+/// `serve` runs the HTTP API and the workers; `migrate` applies the database schema and exits.
 @main
 struct Ferryd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ferryd",
         abstract: "Ferry's transfer gateway: transfers as REST jobs, on PostgreSQL.",
-        subcommands: [MigrateCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self]
     )
 
     static func main() async {

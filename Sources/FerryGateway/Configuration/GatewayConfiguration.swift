@@ -15,6 +15,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// Upper bound on concurrent transfers per process: each holds sockets and file descriptors,
     /// and a typo (80000) should be an error, not a descriptor exhaustion at the first burst.
     public static let maximumWorkers = 1024
+    public static let defaultLeaseSeconds = 30
+    public static let defaultRetryBaseMilliseconds = 2000
 
     /// `FERRY_PORT` / `--port`: the HTTP API's port.
     public var port: Int
@@ -34,6 +36,11 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var allowPrivateNetworks: Bool
     /// `FERRY_MIGRATIONS_DIR` / `--migrations`. Nil: found next to the executable (see `MigrationDirectoryLocator`).
     public var migrationsDirectory: String?
+    /// `FERRY_LEASE_SECONDS`: how long a worker's claim on a job holds without renewal. A ferryd that
+    /// dies loses its jobs to the others (or to itself, restarted) this long after its last renewal.
+    public var leaseSeconds: Int
+    /// `FERRY_RETRY_BASE_MS`: the wait before a failed job's second attempt; each later wait doubles.
+    public var retryBaseMilliseconds: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -44,7 +51,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         adminKey: Secret? = nil,
         workers: Int = GatewayConfiguration.defaultWorkers,
         allowPrivateNetworks: Bool = false,
-        migrationsDirectory: String? = nil
+        migrationsDirectory: String? = nil,
+        leaseSeconds: Int = GatewayConfiguration.defaultLeaseSeconds,
+        retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds
     ) {
         self.port = port
         self.host = host
@@ -54,6 +63,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.workers = workers
         self.allowPrivateNetworks = allowPrivateNetworks
         self.migrationsDirectory = migrationsDirectory
+        self.leaseSeconds = leaseSeconds
+        self.retryBaseMilliseconds = retryBaseMilliseconds
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -102,6 +113,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             try $0.absolutePath(against: currentDirectory)
         }
 
+        let leaseSeconds = setting(nil, "", "FERRY_LEASE_SECONDS") { try $0.integer(in: 2...3600) }
+        let retryBase = setting(nil, "", "FERRY_RETRY_BASE_MS") { try $0.integer(in: 1...3_600_000) }
+
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
         }
@@ -113,7 +127,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             adminKey: adminKey,
             workers: workers ?? Self.defaultWorkers,
             allowPrivateNetworks: allowPrivateNetworks ?? false,
-            migrationsDirectory: migrationsDirectory
+            migrationsDirectory: migrationsDirectory,
+            leaseSeconds: leaseSeconds ?? Self.defaultLeaseSeconds,
+            retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds
         )
     }
 

@@ -23,6 +23,8 @@ public enum JobEvent: String, Sendable, CaseIterable {
     case claim
     /// A worker's lease ran out (the worker died): the job goes back to be claimed again.
     case leaseExpired
+    /// The worker gives a running job back unfinished (ferryd shutting down): queued for the next.
+    case release
     case succeed
     case fail
     /// An attempt failed in a way worth retrying, and attempts remain.
@@ -57,6 +59,7 @@ extension JobState {
             switch (self, event) {
             case (.queued, .claim), (.retrying, .claim): .running
             case (.running, .leaseExpired), (.waitingForDecision, .leaseExpired): .queued
+            case (.running, .release): .queued
             case (.running, .succeed): .succeeded
             case (.running, .fail), (.waitingForDecision, .fail): .failed
             case (.running, .retry): .retrying

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// The gateway's composition root: the router with every route and middleware, over the stores.
+public enum GatewayApplication {
+    public struct Dependencies: Sendable {
+        public var client: PostgresClient
+        public var files: GatewayFiles
+        public var logger: Logger
+
+        public init(client: PostgresClient, files: GatewayFiles, logger: Logger) {
+            self.client = client
+            self.files = files
+            self.logger = logger
+        }
+    }
+
+    public static func buildRouter(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
+        let logger = dependencies.logger
+        let keys = KeyStore(client: dependencies.client, logger: logger)
+        let jobs = JobStore(client: dependencies.client, logger: logger)
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(client: dependencies.client, logger: logger).add(to: router)
+
+        let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: keys))
+        let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
+        jobRoutes.addTenantRoutes(to: v1)
+        BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
+
+        let admin = v1.group("/admin")
+        TenantRoutes(keys: keys).add(to: admin)
+        jobRoutes.addAdminRoutes(to: admin)
+        return router
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Where the gateway keeps files under its data directory. Database rows store paths relative to the
+/// data directory, so the directory can move; every ferryd sharing a database shares this directory.
+///
+/// ```
+/// <data>/files/<tenant>/<job>          a succeeded job's content
+/// <data>/files/<tenant>/*.tmp          downloads in progress and partial files of paused jobs
+/// <data>/blobs/<tenant>/<blob>         bodies uploaded with PUT /v1/blobs
+/// ```
+public struct GatewayFiles: Sendable {
+    public let dataDirectory: String
+
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+    }
+
+    public func jobDirectory(tenant: UUID) -> String { "files/\(tenant.uuidString.lowercased())" }
+    public func jobContent(tenant: UUID, job: UUID) -> String { "\(jobDirectory(tenant: tenant))/\(job.uuidString.lowercased())" }
+    public func blobDirectory(tenant: UUID) -> String { "blobs/\(tenant.uuidString.lowercased())" }
+    public func blob(tenant: UUID, blob: UUID) -> String { "\(blobDirectory(tenant: tenant))/\(blob.uuidString.lowercased())" }
+
+    /// The absolute path of a stored relative one. Paths come only from the gateway's own rows, but
+    /// a `..` is refused anyway, so no row can point outside the data directory.
+    public func absolute(_ relative: String) -> String? {
+        guard !relative.hasPrefix("/"), !relative.split(separator: "/").contains("..") else { return nil }
+        return "\(dataDirectory)/\(relative)"
+    }
+
+    /// Makes a relative directory (and its parents) if missing, private to ferryd.
+    public func makeDirectory(_ relative: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: "\(dataDirectory)/\(relative)", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PostgresNIO
+
+/// A job as stored: one row of `jobs`, read with `JobRecord.columns`.
+public struct JobRecord: Sendable, Equatable {
+    public var id: UUID
+    public var tenantID: UUID
+    public var sessionID: UUID?
+    public var kind: JobSpecification.Kind
+    public var state: JobState
+    public var priority: Int
+    public var request: JobSpecification.Request
+    public var policies: JobSpecification.Policies
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var bytesDone: Int64
+    public var bytesExpected: Int64?
+    public var bytesPerSecond: Int64?
+    public var response: StoredResponse?
+    public var result: StoredResult?
+    public var errorCode: String?
+    public var errorMessage: String?
+    public var resumeData: String?
+    public var stopRequest: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var finishedAt: Date?
+    /// `created_at` in whole microseconds since 1970, exact, for page cursors.
+    public var createdMicros: Int64
+
+    /// The final response of the last attempt: `jobs.response`.
+    public struct StoredResponse: Sendable, Equatable, Codable {
+        public var status: Int?
+        public var headers: [JobSpecification.Header]
+        public var url: String
+    }
+
+    /// What a succeeded download produced: `jobs.result`. `file` is relative to the data directory.
+    public struct StoredResult: Sendable, Equatable, Codable {
+        public var file: String
+        public var size: Int64
+        public var sha256: String
+        public var contentType: String?
+
+        enum CodingKeys: String, CodingKey {
+            case file, size, sha256
+            case contentType = "content_type"
+        }
+    }
+
+    /// The select list every read of a whole job uses, in the order `init(row:)` reads it.
+    static let columns = """
+        id, tenant_id, session_id, kind, state, priority, request::text, policies::text, attempt, max_attempts, \
+        bytes_done, bytes_expected, bytes_per_second, response::text, result::text, error_code, error_message, \
+        resume_data::text, stop_request, created_at, updated_at, finished_at, \
+        (extract(epoch FROM created_at) * 1000000)::bigint
+        """
+
+    init(row: PostgresRow) throws {
+        let r = row.makeRandomAccess()
+        id = try r[0].decode(UUID.self)
+        tenantID = try r[1].decode(UUID.self)
+        sessionID = try r[2].decode(UUID?.self)
+        kind = JobSpecification.Kind(rawValue: try r[3].decode(String.self)) ?? .download
+        state = JobState(rawValue: try r[4].decode(String.self)) ?? .failed
+        priority = try r[5].decode(Int.self)
+        request = try JobSpecification.decode(JobSpecification.Request.self, json: try r[6].decode(String.self))
+        policies = try JobSpecification.decode(JobSpecification.Policies.self, json: try r[7].decode(String.self))
+        attempt = try r[8].decode(Int.self)
+        maxAttempts = try r[9].decode(Int.self)
+        bytesDone = try r[10].decode(Int64.self)
+        bytesExpected = try r[11].decode(Int64?.self)
+        bytesPerSecond = try r[12].decode(Int64?.self)
+        response = try r[13].decode(String?.self).map { try JobSpecification.decode(StoredResponse.self, json: $0) }
+        result = try r[14].decode(String?.self).map { try JobSpecification.decode(StoredResult.self, json: $0) }
+        errorCode = try r[15].decode(String?.self)
+        errorMessage = try r[16].decode(String?.self)
+        resumeData = try r[17].decode(String?.self)
+        stopRequest = try r[18].decode(String?.self)
+        createdAt = try r[19].decode(Date.self)
+        updatedAt = try r[20].decode(Date.self)
+        finishedAt = try r[21].decode(Date?.self)
+        createdMicros = try r[22].decode(Int64.self)
+    }
+}

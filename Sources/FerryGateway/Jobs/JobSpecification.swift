@@ -1,0 +1,96 @@
+import Foundation
+
+/// What a job does, as stored in `jobs.request` and `jobs.policies` (JSON) and read back by workers.
+/// Made from a validated `JobSubmission`; never from unchecked input.
+public struct JobSpecification: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case download, upload, data
+    }
+
+    public var kind: Kind
+    public var request: Request
+    public var policies: Policies
+    public var priority: Int
+    public var maxAttempts: Int
+    public var sessionID: UUID?
+
+    /// The outbound request, `jobs.request`.
+    public struct Request: Sendable, Equatable, Codable {
+        public var url: String
+        public var method: String
+        /// In the order given; names as given (HTTP compares them case-insensitively).
+        public var headers: [Header]
+        public var body: Body?
+    }
+
+    public struct Header: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+    }
+
+    /// Where an upload's (or a POST's) body comes from.
+    public enum Body: Sendable, Equatable, Codable {
+        /// Small, inline in the job.
+        case inline(Data)
+        /// A blob uploaded before with `PUT /v1/blobs`.
+        case blob(UUID)
+        /// The downloaded content of another succeeded job of the same tenant.
+        case jobContent(UUID)
+
+        private enum CodingKeys: String, CodingKey { case inline, blob, job }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let data = try container.decodeIfPresent(Data.self, forKey: .inline) {
+                self = .inline(data)
+            } else if let blob = try container.decodeIfPresent(UUID.self, forKey: .blob) {
+                self = .blob(blob)
+            } else {
+                self = .jobContent(try container.decode(UUID.self, forKey: .job))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .inline(let data): try container.encode(data, forKey: .inline)
+            case .blob(let id): try container.encode(id, forKey: .blob)
+            case .jobContent(let id): try container.encode(id, forKey: .job)
+            }
+        }
+    }
+
+    /// How the job runs, `jobs.policies`.
+    public struct Policies: Sendable, Equatable, Codable {
+        /// No byte moving for this long ends the attempt (seconds); nil: the engine's default.
+        public var idleTimeout: Double?
+        /// The whole attempt may take at most this long (seconds); nil: no limit beyond the engine's.
+        public var totalTimeout: Double?
+        public var followRedirects: Bool
+        public var maxRedirects: Int
+        /// Lower-case hex; the download must hash to it.
+        public var sha256: String?
+        /// Stored now, delivered by the webhooks work.
+        public var callbackURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case idleTimeout = "idle_timeout"
+            case totalTimeout = "total_timeout"
+            case followRedirects = "follow_redirects"
+            case maxRedirects = "max_redirects"
+            case sha256
+            case callbackURL = "callback_url"
+        }
+    }
+
+    static func json<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain structs cannot fail.
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, json: String) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+import URLLoading
+
+/// What a job's heartbeat and its event loop share while the transfer runs: the latest progress,
+/// and why (if at all) the worker decided to stop it.
+final class RunningTransfer: Sendable {
+    enum StopReason: Sendable, Equatable {
+        /// Asked through the API: keep resume data, the job becomes paused.
+        case pause
+        /// Asked through the API: the job becomes cancelled, its partial file goes.
+        case cancel
+        /// ferryd is shutting down: keep resume data, the job goes back to the queue.
+        case shutdown
+        /// The job's total timeout passed: keep resume data, the attempt failed (and may be retried).
+        case totalTimeout
+        /// Another worker holds the job now: stop and write nothing.
+        case leaseLost
+    }
+
+    private struct State {
+        var progress = TransferProgress()
+        var stopReason: StopReason?
+    }
+
+    private let state = Mutex(State())
+
+    var progress: TransferProgress {
+        get { state.withLock { $0.progress } }
+        set { state.withLock { $0.progress = newValue } }
+    }
+
+    var stopReason: StopReason? { state.withLock { $0.stopReason } }
+
+    /// Records the first reason only: a cancel that comes after a pause does not change what happens.
+    /// True when this call set it.
+    func requestStop(_ reason: StopReason) -> Bool {
+        state.withLock { state in
+            guard state.stopReason == nil else { return false }
+            state.stopReason = reason
+            return true
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The workers' side of `jobs`: claiming, lease renewal with progress, finishing, and taking back
+/// jobs whose worker died. Every write of a claimed job names its lease owner, so a worker that lost
+/// its lease (stalled, then came back) can never overwrite the job's new owner.
+public struct JobQueue: Sendable {
+    /// NOTIFY channel: a job became claimable (submitted, resumed, released).
+    public static let channel = "ferry_jobs"
+    /// NOTIFY channel: a running job was asked to pause or cancel; the payload is its id.
+    public static let stopChannel = "ferry_job_stops"
+
+    let client: PostgresClient
+    let logger: Logger
+    /// Running-job limit for tenants without their own (`tenants.max_running_jobs`).
+    let defaultMaxRunningJobs: Int
+
+    public init(client: PostgresClient, logger: Logger, defaultMaxRunningJobs: Int = 64) {
+        self.client = client
+        self.logger = logger
+        self.defaultMaxRunningJobs = defaultMaxRunningJobs
+    }
+
+    /// A job a worker now holds.
+    public struct Claim: Sendable {
+        public var job: JobRecord
+        /// Attempts of this job that failed and were retried before this one.
+        public var earlierFailures: Int
+    }
+
+    /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in
+    /// any number of processes never get the same job).
+    ///
+    /// Fairness: each tenant's waiting jobs are numbered by priority then age; a job's turn is its
+    /// number plus the jobs its tenant already runs. Lowest turn first means tenants take turns: one
+    /// tenant's 10,000 queued jobs do not keep another's single job waiting. A tenant at its running
+    /// limit is skipped.
+    public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {
+        let rows = try await client.query(
+            """
+            WITH running AS (
+                SELECT tenant_id, count(*) AS n FROM jobs WHERE state = 'running' GROUP BY tenant_id
+            ), ranked AS (
+                SELECT j.id AS job_id,
+                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY j.tenant_id ORDER BY j.priority DESC, j.created_at, j.id) AS turn,
+                       coalesce(t.max_running_jobs, \(defaultMaxRunningJobs)) AS cap,
+                       j.priority AS priority, j.created_at AS created_at
+                FROM jobs j JOIN tenants t ON t.id = j.tenant_id LEFT JOIN running r ON r.tenant_id = j.tenant_id
+                WHERE j.state IN ('queued', 'retrying') AND j.run_after <= now() AND t.disabled_at IS NULL
+            ), picked AS (
+                SELECT j.id AS job_id FROM jobs j JOIN ranked k ON k.job_id = j.id
+                WHERE k.turn <= k.cap AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
+                ORDER BY k.turn, k.priority DESC, k.created_at
+                LIMIT \(limit)
+                FOR UPDATE OF j SKIP LOCKED
+            ), claimed AS (
+                UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_owner = \(owner),
+                    lease_expires_at = now() + \(leaseSeconds) * interval '1 second', stop_request = NULL
+                FROM picked WHERE jobs.id = picked.job_id
+                RETURNING jobs.*
+            ), attempts AS (
+                INSERT INTO job_attempts (job_id, attempt, worker) SELECT id, attempt, \(owner) FROM claimed
+            )
+            SELECT \(unescaped: JobRecord.columns),
+                   (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint
+            FROM claimed
+            """, logger: logger)
+        var claims: [Claim] = []
+        for try await row in rows {
+            let failures = try row.makeRandomAccess()[23].decode(Int64.self)
+            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures)))
+        }
+        return claims
+    }
+
+    /// Progress as the worker last saw it.
+    public struct Progress: Sendable, Equatable {
+        public var bytesDone: Int64
+        public var bytesExpected: Int64?
+        public var bytesPerSecond: Int64?
+    }
+
+    /// What a heartbeat learns.
+    public enum HeartbeatAnswer: Sendable, Equatable {
+        case carryOn
+        case stopRequested(String)
+        /// Another worker holds the job now: stop, and write nothing more.
+        case leaseLost
+    }
+
+    /// Renews the lease, stores progress (and resume data, when given), and reads any stop request.
+    public func heartbeat(job: UUID, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?) async throws -> HeartbeatAnswer {
+        let rows = try await client.query(
+            """
+            UPDATE jobs SET bytes_done = \(progress.bytesDone), bytes_expected = \(progress.bytesExpected),
+                bytes_per_second = \(progress.bytesPerSecond),
+                resume_data = coalesce(\(resumeData)::jsonb, resume_data),
+                lease_expires_at = now() + \(leaseSeconds) * interval '1 second'
+            WHERE id = \(job) AND lease_owner = \(owner) AND state = 'running'
+            RETURNING stop_request
+            """, logger: logger)
+        for try await stop in rows.decode(String?.self) {
+            return stop.map { .stopRequested($0) } ?? .carryOn
+        }
+        return .leaseLost
+    }
+
+    /// How an attempt ended, as the job row will say.
+    public struct Completion: Sendable {
+        public var state: JobState
+        /// `job_attempts.outcome`.
+        public var attemptOutcome: String
+        public var progress: Progress
+        public var response: JobRecord.StoredResponse?
+        public var result: JobRecord.StoredResult?
+        public var errorCode: String?
+        public var errorMessage: String?
+        public var resumeData: String?
+        /// When a retrying job may run again.
+        public var retryDelay: Duration?
+        public var httpStatus: Int?
+    }
+
+    /// Writes the attempt's end and releases the lease, in one transaction. False when the lease had
+    /// already been lost (nothing is written then).
+    @discardableResult
+    public func finish(job: UUID, attempt: Int, owner: String, _ completion: Completion) async throws -> Bool {
+        let logger = self.logger
+        let delayMicros = completion.retryDelay.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 } ?? 0
+        let responseJSON = completion.response.map { JobSpecification.json($0) }
+        let resultJSON = completion.result.map { JobSpecification.json($0) }
+        let terminal = completion.state.isTerminal
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE jobs SET state = \(completion.state.rawValue), lease_owner = NULL, lease_expires_at = NULL, stop_request = NULL,
+                    bytes_done = \(completion.progress.bytesDone), bytes_expected = \(completion.progress.bytesExpected),
+                    bytes_per_second = \(completion.progress.bytesPerSecond),
+                    response = coalesce(\(responseJSON)::jsonb, response), result = \(resultJSON)::jsonb,
+                    error_code = \(completion.errorCode), error_message = \(completion.errorMessage),
+                    resume_data = \(completion.resumeData)::jsonb,
+                    run_after = now() + \(delayMicros) * interval '1 microsecond',
+                    finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END
+                WHERE id = \(job) AND lease_owner = \(owner)
+                RETURNING id
+                """, logger: logger)
+            var updated = false
+            for try await _ in rows { updated = true }
+            guard updated else { return false }
+            try await connection.query(
+                """
+                UPDATE job_attempts SET finished_at = now(), outcome = \(completion.attemptOutcome),
+                    error_code = \(completion.errorCode), http_status = \(completion.httpStatus), bytes = \(completion.progress.bytesDone)
+                WHERE job_id = \(job) AND attempt = \(attempt)
+                """, logger: logger)
+            if completion.state == .queued { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
+            return true
+        }
+    }
+
+    /// Jobs whose worker stopped renewing its lease go back to the queue (or, when a pause or cancel
+    /// was asked for meanwhile, to that state); their attempt is recorded as interrupted. Returns how
+    /// many were taken back.
+    @discardableResult
+    public func takeBackExpiredLeases() async throws -> Int {
+        let rows = try await client.query(
+            """
+            WITH expired AS (
+                UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_after = now(),
+                    state = CASE stop_request WHEN 'pause' THEN 'paused' WHEN 'cancel' THEN 'cancelled' ELSE 'queued' END,
+                    finished_at = CASE WHEN stop_request = 'cancel' THEN now() ELSE NULL END,
+                    stop_request = NULL
+                WHERE state IN ('running', 'waiting_for_decision') AND lease_expires_at < now()
+                RETURNING id, attempt
+            ), interrupted AS (
+                UPDATE job_attempts a SET outcome = 'interrupted', finished_at = now()
+                FROM expired e WHERE a.job_id = e.id AND a.attempt = e.attempt AND a.outcome IS NULL
+            ), wake AS (
+                SELECT pg_notify(\(Self.channel), '') FROM (SELECT 1 FROM expired LIMIT 1) AS any_expired
+            )
+            SELECT count(*)::bigint FROM expired, (SELECT count(*) FROM wake) AS woken
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
+    /// The file an upload job's body comes from, relative to the data directory.
+    public func bodyFile(for body: JobSpecification.Body, tenant: UUID) async throws -> String? {
+        let rows: PostgresRowSequence
+        switch body {
+        case .blob(let id):
+            rows = try await client.query("SELECT path FROM blobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger)
+        case .jobContent(let id):
+            rows = try await client.query(
+                "SELECT result->>'file' FROM jobs WHERE id = \(id) AND tenant_id = \(tenant) AND state = 'succeeded'", logger: logger)
+        case .inline:
+            return nil
+        }
+        for try await path in rows.decode(String?.self) { return path }
+        return nil
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import FerryGateway
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// `ferryd serve`: the HTTP API and the worker pool in one process.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the transfer gateway: the HTTP API and the workers.",
+        discussion: """
+            Applies pending migrations, makes sure an admin key exists (FERRY_ADMIN_KEY, else \
+            <data dir>/admin.key, created on first start), then serves until SIGTERM or SIGINT. On \
+            either, it stops accepting requests, pauses running transfers with resume data, hands \
+            their jobs back to the queue and exits 0.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .customLong("port"), help: ArgumentHelp("Port to listen on (env FERRY_PORT; default 8080).", valueName: "port"))
+    var port: String?
+
+    @Option(name: .customLong("host"), help: ArgumentHelp("Address to listen on (env FERRY_HOST; default 127.0.0.1).", valueName: "address"))
+    var host: String?
+
+    @Option(name: .customLong("workers"), help: ArgumentHelp("Transfers run at once by this process (env FERRY_WORKERS; default 8).", valueName: "n"))
+    var workers: String?
+
+    @Option(
+        name: .customLong("allow-private-networks"),
+        help: ArgumentHelp("Let jobs reach loopback and private addresses (env FERRY_ALLOW_PRIVATE_NETWORKS; default false).", valueName: "bool"))
+    var allowPrivateNetworks: String?
+
+    func run() async throws {
+        let logger = Logger(label: "ferryd")
+        do {
+            try await serve(logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("ferryd serve: \(PostgresErrorDescription.describe(error))\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    private func serve(logger: Logger) async throws {
+        var flags = database.flags
+        flags.port = port
+        flags.host = host
+        flags.workers = workers
+        flags.allowPrivateNetworks = allowPrivateNetworks
+        let configuration = try GatewayConfiguration(flags: flags)
+        logger.info("starting", metadata: ["configuration": "\(configuration)"])
+        let directory = try MigrationDirectoryLocator.locate(explicit: configuration.migrationsDirectory)
+        let migrations = try directory.load()
+
+        let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
+        let engine = JobEngine(allowPrivateNetworks: configuration.allowPrivateNetworks)
+        do {
+            let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
+            for line in report.lines { logger.info("\(line)") }
+            try await runServices(configuration: configuration, database: gatewayDatabase, engine: engine, logger: logger)
+        } catch {
+            engine.invalidateAll()
+            try? await gatewayDatabase.stop()
+            throw error
+        }
+        engine.invalidateAll()
+        try await gatewayDatabase.stop()
+        logger.info("stopped")
+    }
+
+    private func runServices(configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, logger: Logger) async throws {
+        let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
+        let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
+        let workers = WorkerPool(
+            client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
+            settings: WorkerPool.Settings(
+                workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
+                retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
+            logger: logger)
+        let router = GatewayApplication.buildRouter(.init(client: client, files: files, logger: logger))
+        let host = configuration.host
+        var app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "ferryd"),
+            services: [client, workers],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                // On standard output, unbuffered: scripts and tests wait for this line.
+                FileHandle.standardOutput.write(Data("ferryd listening on http://\(host):\(port)\n".utf8))
+            },
+            logger: logger)
+        app.beforeServerStarts {
+            try await AdminKeyBootstrap.prepare(
+                configured: configuration.adminKey, dataDirectory: configuration.dataDirectory,
+                keys: KeyStore(client: client, logger: logger), logger: logger)
+        }
+        try await app.runService()
+    }
+}
