@@ -4,7 +4,8 @@ import NIOHTTP1
 ///
 /// It carries a strong ETag and a fixed Last-Modified, and honours a single `Range`
 /// (206, or 416 when it lies past the end) and `If-Range`, so tests can resume downloads.
-/// The body is streamed, so n may be several GiB.
+/// The body is streamed, so n may be several GiB. `?pace_ms=M` sleeps M ms after every 64 KiB
+/// (about 1.3 MB/s at 50), so a download lasts long enough to be paused, killed or shut down.
 enum BytesRoute {
     /// Fixed, so a validator saved by one test run still matches in the next.
     static let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
@@ -19,6 +20,11 @@ enum BytesRoute {
             try await response.send(.badRequest, text: "byte count must be a non-negative integer")
             return
         }
+        guard let paceMilliseconds = request.integerQuery("pace_ms", default: 0), paceMilliseconds >= 0 else {
+            try await response.send(.badRequest, text: "pace_ms must be a non-negative integer")
+            return
+        }
+        let pace = paceMilliseconds > 0 ? Duration.milliseconds(paceMilliseconds) : nil
         let entityTag = entityTag(length: length)
         var headers: HTTPHeaders = [
             "content-type": "application/octet-stream",
@@ -36,13 +42,13 @@ enum BytesRoute {
         case .wholeResource:
             headers.add(name: "content-length", value: String(length))
             try await response.sendHead(.ok, headers: headers)
-            try await response.sendPatternBytes(from: 0, count: length)
+            try await response.sendPatternBytes(from: 0, count: length, pace: pace)
             try await response.sendEnd()
         case .partial(let first, let last):
             headers.add(name: "content-length", value: String(last - first + 1))
             headers.add(name: "content-range", value: "bytes \(first)-\(last)/\(length)")
             try await response.sendHead(.partialContent, headers: headers)
-            try await response.sendPatternBytes(from: first, count: last - first + 1)
+            try await response.sendPatternBytes(from: first, count: last - first + 1, pace: pace)
             try await response.sendEnd()
         case .unsatisfiable:
             headers.remove(name: "content-type")

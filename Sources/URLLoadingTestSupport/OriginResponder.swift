@@ -65,13 +65,15 @@ final class OriginResponder {
     }
 
     /// Streams `count` pattern bytes that start at body offset `offset` (see `PatternBytes`).
-    func sendPatternBytes(from offset: Int, count: Int) async throws {
+    /// `pace`: a sleep after every chunk, for slow downloads.
+    func sendPatternBytes(from offset: Int, count: Int, pace: Duration? = nil) async throws {
         var next = offset
         let end = offset + count
         while next < end {
             let length = min(PatternBytes.chunkLength, end - next)
             try await sendBody(PatternBytes.chunk(at: next, length: length))
             next += length
+            if let pace { try await Task.sleep(for: pace) }
         }
     }
 

@@ -15,6 +15,8 @@ struct TestDatabase: Sendable {
     let name: String
     let clientConfiguration: PostgresClient.Configuration
     let connectionConfiguration: PostgresConnection.Configuration
+    /// The same database as a `FERRY_DATABASE_URL`, for ferryd processes.
+    let url: String
 
     static let logger = Logger(label: "ferry.tests.database")
 
@@ -26,7 +28,8 @@ struct TestDatabase: Sendable {
         let database = TestDatabase(
             name: name,
             clientConfiguration: server.clientConfiguration(name),
-            connectionConfiguration: try server.connectionConfiguration(name))
+            connectionConfiguration: try server.connectionConfiguration(name),
+            url: server.url(name))
         do {
             let result = try await body(database)
             try await server.administer("DROP DATABASE \(unescaped: name) WITH (FORCE)")
@@ -52,6 +55,7 @@ actor TestDatabaseServer {
         let administration: PostgresConnection.Configuration
         let clientConfiguration: @Sendable (String) -> PostgresClient.Configuration
         let connectionConfiguration: @Sendable (String) throws -> PostgresConnection.Configuration
+        let url: @Sendable (String) -> String
 
         func administer(_ statement: PostgresQuery) async throws {
             try await PostgresConnection.withConnection(configuration: administration, logger: TestDatabase.logger) { connection in
@@ -77,7 +81,12 @@ actor TestDatabaseServer {
             return Server(
                 administration: try url.connectionConfiguration(database: url.database),
                 clientConfiguration: { url.clientConfiguration(database: $0) },
-                connectionConfiguration: { try url.connectionConfiguration(database: $0) })
+                connectionConfiguration: { try url.connectionConfiguration(database: $0) },
+                url: { database in
+                    var components = URLComponents(string: text)
+                    components?.path = "/\(database)"
+                    return components?.string ?? text
+                })
         }
         TestClusterRegistry.stopClustersOfDeadTestProcesses()
         let dataDirectory = TestClusterRegistry.newClusterDirectory()
@@ -86,7 +95,8 @@ actor TestDatabaseServer {
         return Server(
             administration: endpoint.connectionConfiguration(database: "postgres"),
             clientConfiguration: { endpoint.clientConfiguration(database: $0) },
-            connectionConfiguration: { endpoint.connectionConfiguration(database: $0) })
+            connectionConfiguration: { endpoint.connectionConfiguration(database: $0) },
+            url: { "postgres://\(endpoint.user)@localhost:\(endpoint.port)/\($0)?host=\(endpoint.socketDirectory)&sslmode=disable" })
     }
 }
 

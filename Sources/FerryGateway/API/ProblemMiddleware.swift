@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import PostgresNIO
 
 /// Turns every error that reaches the edge into a `Problem`: Hummingbird's own (unknown route, body too
 /// large, a method not allowed) keep their status with a code of ours; anything unexpected becomes a
@@ -10,21 +11,24 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let problem as Problem {
             throw problem
+        } catch let error as PostgresTransactionError where error.closureError is Problem {
+            // A route refused something inside a transaction, which was rolled back.
+            throw error.closureError!
         } catch let error as HTTPError {
-            throw Self.problem(for: error)
+            throw Self.problem(status: error.status, detail: error.body, headers: error.headers)
         } catch let error as any HTTPResponseError {
-            throw Problem(error.status, code: Self.code(for: error.status), error.status.reasonPhrase)
+            throw Self.problem(status: error.status, detail: nil, headers: [:])
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw Problem(.internalServerError, code: "internal_error", "the server failed to handle the request; see its log")
         }
     }
 
-    static func problem(for error: HTTPError) -> Problem {
-        switch error.status {
-        case .notFound: Problem(.notFound, code: "not_found", error.body ?? "no such route")
-        case .contentTooLarge: Problem(.contentTooLarge, code: "body_too_large", error.body ?? "the request body is too large")
-        default: Problem(error.status, code: code(for: error.status), error.body ?? error.status.reasonPhrase, headers: error.headers)
+    static func problem(status: HTTPResponse.Status, detail: String?, headers: HTTPFields) -> Problem {
+        switch status {
+        case .notFound: Problem(.notFound, code: "not_found", detail ?? "no such route")
+        case .contentTooLarge: Problem(.contentTooLarge, code: "body_too_large", detail ?? "the request body is too large (JSON bodies: at most 1 MiB)")
+        default: Problem(status, code: code(for: status), detail ?? status.reasonPhrase, headers: headers)
         }
     }
 

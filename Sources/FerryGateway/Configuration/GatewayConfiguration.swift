@@ -18,7 +18,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public static let defaultLeaseSeconds = 30
     public static let defaultRetryBaseMilliseconds = 2000
 
-    /// `FERRY_PORT` / `--port`: the HTTP API's port.
+    /// `FERRY_PORT` / `--port`: the HTTP API's port; 0 lets the system choose a free one.
     public var port: Int
     /// `FERRY_HOST` / `--host`: the address the HTTP API listens on.
     public var host: String
@@ -96,7 +96,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             }
         }
 
-        let port = setting(flags.port, "--port", "FERRY_PORT") { try $0.integer(in: 1...65535) }
+        // 0: any free port; the "ferryd listening on" line says which (tests run many ferryd at once).
+        let port = setting(flags.port, "--port", "FERRY_PORT") { try $0.integer(in: 0...65535) }
         let host = setting(flags.host, "--host", "FERRY_HOST") { try $0.listenHost() }
         let databaseURL = setting(flags.databaseURL, "--database-url", "FERRY_DATABASE_URL") {
             try DatabaseURL(parsing: $0.text, origin: $0.origin)

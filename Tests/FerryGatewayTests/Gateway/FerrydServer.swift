@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+/// A real `ferryd serve` process for end-to-end tests, on a test database, listening on a port the
+/// system picked, with test-sized lease and retry times. Stopped with SIGTERM (`terminate()`) or
+/// SIGKILL (`kill()`); the test owns its data directory.
+final class FerrydServer: Sendable {
+    struct Options: Sendable {
+        var workers = 4
+        var leaseSeconds = 3
+        var retryBaseMilliseconds = 100
+        var allowPrivateNetworks = true
+    }
+
+    let baseURL: String
+    let dataDirectory: String
+    private let process: Process
+    private let outputFile: String
+    private let errorFile: String
+    private let exitStatus: ExitStatus
+
+    private init(baseURL: String, dataDirectory: String, process: Process, outputFile: String, errorFile: String, exitStatus: ExitStatus) {
+        self.baseURL = baseURL
+        self.dataDirectory = dataDirectory
+        self.process = process
+        self.outputFile = outputFile
+        self.errorFile = errorFile
+        self.exitStatus = exitStatus
+    }
+
+    struct StartFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts ferryd and returns once it listens; `name` tells several processes' logs apart.
+    static func start(
+        databaseURL: String, dataDirectory: String, adminKey: String, options: Options = Options(), name: String = "ferryd"
+    ) async throws -> FerrydServer {
+        TestProcessCleanup.prepare()
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let outputFile = "\(dataDirectory)/\(name).\(UUID().uuidString.prefix(6)).out"
+        let errorFile = "\(dataDirectory)/\(name).\(UUID().uuidString.prefix(6)).err"
+        _ = FileManager.default.createFile(atPath: outputFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+
+        let process = Process()
+        process.executableURL = try FerrydBinary.url()
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
+        environment["FERRY_DATABASE_URL"] = databaseURL
+        environment["FERRY_DATA_DIR"] = dataDirectory
+        environment["FERRY_ADMIN_KEY"] = adminKey
+        environment["FERRY_PORT"] = "0"
+        environment["FERRY_WORKERS"] = String(options.workers)
+        environment["FERRY_LEASE_SECONDS"] = String(options.leaseSeconds)
+        environment["FERRY_RETRY_BASE_MS"] = String(options.retryBaseMilliseconds)
+        environment["FERRY_ALLOW_PRIVATE_NETWORKS"] = options.allowPrivateNetworks ? "true" : "false"
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        process.standardInput = FileHandle.nullDevice
+        let exitStatus = ExitStatus()
+        process.terminationHandler = { finished in exitStatus.value.withLock { $0 = finished.terminationStatus } }
+        try process.run()
+
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let output = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("ferryd listening on ") }) {
+                let url = String(line.dropFirst("ferryd listening on ".count))
+                return FerrydServer(
+                    baseURL: url, dataDirectory: dataDirectory, process: process, outputFile: outputFile, errorFile: errorFile,
+                    exitStatus: exitStatus)
+            }
+            if exitStatus.value.withLock({ $0 }) != nil { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning { process.terminate() }
+        let log = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
+        throw StartFailed(description: "ferryd did not start listening:\n\(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { exitStatus.value.withLock { $0 } == nil }
+
+    /// SIGTERM, then waits for the exit; returns the status (nil when it had to be killed after `timeout`).
+    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32? {
+        guard isRunning else { return exitStatus.value.withLock { $0 } }
+        Foundation.kill(process.processIdentifier, SIGTERM)
+        if let status = try await waitForExit(timeout: timeout) { return status }
+        await kill()
+        return nil
+    }
+
+    /// SIGKILL: no chance to write anything, as in a crash or an OOM kill.
+    func kill() async {
+        guard isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        _ = try? await waitForExit(timeout: .seconds(30))
+    }
+
+    private func waitForExit(timeout: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus.value.withLock({ $0 }) { return status }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+}
+
+/// The exit status of a child process, once it has exited.
+final class ExitStatus: Sendable {
+    let value = Mutex<Int32?>(nil)
+}
