@@ -33,9 +33,9 @@ public struct JobQueue: Sendable {
     /// any number of processes never get the same job).
     ///
     /// Fairness: each tenant's waiting jobs are numbered by priority then age; a job's turn is its
-    /// number plus the jobs its tenant already runs. Lowest turn first means tenants take turns: one
-    /// tenant's 10,000 queued jobs do not keep another's single job waiting. A tenant at its running
-    /// limit is skipped.
+    /// number plus the jobs its tenant already runs. Lowest turn first, and among equal turns the
+    /// tenant served least recently, means tenants take turns: one tenant's 10,000 queued jobs do not
+    /// keep another's single job waiting. A tenant at its running limit is skipped.
     public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {
         let rows = try await client.query(
             """
@@ -45,13 +45,13 @@ public struct JobQueue: Sendable {
                 SELECT j.id AS job_id,
                        coalesce(r.n, 0) + row_number() OVER (PARTITION BY j.tenant_id ORDER BY j.priority DESC, j.created_at, j.id) AS turn,
                        coalesce(t.max_running_jobs, \(defaultMaxRunningJobs)) AS cap,
-                       j.priority AS priority, j.created_at AS created_at
+                       t.last_claimed_at AS last_claimed_at, j.priority AS priority, j.created_at AS created_at
                 FROM jobs j JOIN tenants t ON t.id = j.tenant_id LEFT JOIN running r ON r.tenant_id = j.tenant_id
                 WHERE j.state IN ('queued', 'retrying') AND j.run_after <= now() AND t.disabled_at IS NULL
             ), picked AS (
                 SELECT j.id AS job_id FROM jobs j JOIN ranked k ON k.job_id = j.id
                 WHERE k.turn <= k.cap AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
-                ORDER BY k.turn, k.priority DESC, k.created_at
+                ORDER BY k.turn, k.last_claimed_at NULLS FIRST, k.priority DESC, k.created_at
                 LIMIT \(limit)
                 FOR UPDATE OF j SKIP LOCKED
             ), claimed AS (
@@ -61,6 +61,8 @@ public struct JobQueue: Sendable {
                 RETURNING jobs.*
             ), attempts AS (
                 INSERT INTO job_attempts (job_id, attempt, worker) SELECT id, attempt, \(owner) FROM claimed
+            ), served AS (
+                UPDATE tenants SET last_claimed_at = now() WHERE id IN (SELECT tenant_id FROM claimed)
             )
             SELECT \(unescaped: JobRecord.columns),
                    (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint

@@ -14,6 +14,7 @@ struct GatewayClient: Sendable {
     }
 
     func with(key: String?) -> GatewayClient { GatewayClient(baseURL: baseURL, key: key, session: session) }
+    func with(baseURL: String) -> GatewayClient { GatewayClient(baseURL: baseURL, key: key, session: session) }
 
     struct Reply: Sendable {
         let status: Int
