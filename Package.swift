@@ -86,7 +86,12 @@ let package = Package(
         ),
         .testTarget(
             name: "URLLoadingTests",
-            dependencies: ["URLLoading", "URLLoadingTestSupport"]
+            dependencies: [
+                "URLLoading",
+                "URLLoadingTestSupport",
+                // An independent SHA-256, to check the digests the engine computes while writing.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "FerryCLITests",

@@ -39,6 +39,11 @@ final class OriginActivity: Sendable {
         }
     }
 
+    /// Recorded requests whose URI (path and query) is `uri`.
+    func requestCount(uri: String) -> Int {
+        state.withLockedValue { state in state.requests.reduce(0) { $0 + ($1.request.uri == uri ? 1 : 0) } }
+    }
+
     func requestBodyReceived(token: Int, length: Int) {
         state.withLockedValue { state in
             // Search from the end: the request is almost always among the latest.

@@ -15,6 +15,9 @@ struct OriginRequest {
     let tlsVersion: String?
     let connectionID: Int
     var body = ReceivedBody()
+    /// How many requests for the same URI (path and query) this server saw before this one, since
+    /// it started or last reset its statistics: lets a route answer a retry differently.
+    var earlierRequestsWithSameURI = 0
 
     init(head: HTTPRequestHead, connectionID: Int, tlsVersion: String?) {
         self.head = head

@@ -41,6 +41,7 @@ struct OriginRouter: Sendable {
     static let standard = OriginRouter(
         routes: [
             OriginRoute(.prefix("/bytes/"), BytesRoute.serve),
+            OriginRoute(.prefix("/resumable/"), ResumableRoute.serve),
             OriginRoute(.exact("/drip"), TimedRoutes.drip),
             OriginRoute(.exact("/stall"), TimedRoutes.stall),
             OriginRoute(.prefix("/delay/"), TimedRoutes.delay),

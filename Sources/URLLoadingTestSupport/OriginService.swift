@@ -81,6 +81,7 @@ struct OriginService: Sendable {
         tlsVersion: String?
     ) async -> Bool {
         var request = OriginRequest(head: head, connectionID: connectionID, tlsVersion: tlsVersion)
+        request.earlierRequestsWithSameURI = activity.requestCount(uri: head.uri)
         let token = activity.requestStarted(
             RecordedRequest(
                 method: request.method, uri: head.uri, headers: request.headerFields, bodyLength: 0,

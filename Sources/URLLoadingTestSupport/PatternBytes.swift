@@ -21,6 +21,12 @@ enum PatternBytes {
         UInt8(offset % period)
     }
 
+    /// The pattern bytes `offset ..< offset + count`, in memory: for bodies that must be
+    /// transformed (encoded) before they are sent.
+    static func bytes(from offset: Int, count: Int) -> [UInt8] {
+        (offset..<(offset + count)).map(byte(at:))
+    }
+
     /// The pattern bytes `offset ..< offset + length`; `length` is at most `chunkLength`.
     static func chunk(at offset: Int, length: Int) -> ByteBuffer {
         precondition(length >= 0 && length <= chunkLength, "pattern chunk too long")

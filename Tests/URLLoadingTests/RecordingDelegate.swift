@@ -67,6 +67,11 @@ final class RecordingDelegate: SessionDelegate {
         writtenTotals.withLock { $0.append(totalBytesWritten) }
     }
 
+    func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                 expectedTotalBytes: Int64?) async {
+        record("resumed \(fileOffset) of \(expectedTotalBytes.map(String.init) ?? "?")")
+    }
+
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async {
         // Keep the bytes before logging: tests wait for the log entry, then look at the bytes.
         if let data = try? Data(contentsOf: location) { finishedDownloads.withLock { $0.append(data) } }

@@ -728,7 +728,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private func currentResumeData() -> ResumeData? {
         guard let download = task as? DownloadTask else { return nil }
         if let file = sink.file, let validators = entityValidators {
-            guard file.length > 0, ResumeData.canResume(download.originalRequest) else { return nil }
+            // A sent body (an upload job writing to a file) is not repeated by a Range request.
+            guard file.length > 0, download.uploadBody == nil, ResumeData.canResume(download.originalRequest) else { return nil }
             return ResumeData(
                 url: hopResponse?.url ?? request.url, originalRequest: download.originalRequest,
                 entityTag: validators.entityTag, lastModified: validators.lastModified, offset: file.length,

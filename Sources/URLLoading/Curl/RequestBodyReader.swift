@@ -24,21 +24,26 @@ final class RequestBodyReader {
         RequestBodyReader(source: .stream(pump), length: length)
     }
 
-    /// The body for a task: an upload task's body, else the request's own `body` (TT-09).
+    /// The body for a task: an upload task's body, or a download task's upload body (a job whose
+    /// response goes to a file), else the request's own `body` (TT-09).
     static func make(for task: SessionTask, request: TransferRequest) throws(TransferError) -> RequestBodyReader? {
-        if let upload = task as? UploadTask {
-            switch upload.body {
-            case .data(let data):
-                return RequestBodyReader(source: .data(data, offset: 0), length: Int64(data.count))
-            case .file(let url):
-                return try openFile(url)
-            case .stream(let stream):
-                let declared = request.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-                return RequestBodyReader(source: .stream(UploadStreamPump(stream: stream)), length: declared)
-            }
+        if let body = (task as? UploadTask)?.body ?? (task as? DownloadTask)?.uploadBody {
+            return try make(from: body, request: request)
         }
         guard let data = request.body else { return nil }
         return RequestBodyReader(source: .data(data, offset: 0), length: Int64(data.count))
+    }
+
+    private static func make(from body: UploadBody, request: TransferRequest) throws(TransferError) -> RequestBodyReader {
+        switch body {
+        case .data(let data):
+            return RequestBodyReader(source: .data(data, offset: 0), length: Int64(data.count))
+        case .file(let url):
+            return try openFile(url)
+        case .stream(let stream):
+            let declared = request.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            return RequestBodyReader(source: .stream(UploadStreamPump(stream: stream)), length: declared)
+        }
     }
 
     private static func openFile(_ url: URL) throws(TransferError) -> RequestBodyReader {

@@ -53,6 +53,17 @@ extension Session {
         return try await place(task, at: destination)
     }
 
+    /// Sends `body` (as `upload(for:from:)` does, POST unless the request names a method) and puts the
+    /// response's body at `destination`, as `download(for:to:)` does: for responses too big for memory.
+    /// Never leaves resume data: a failure means sending the body again.
+    public func download(
+        for request: TransferRequest, uploading body: UploadBody, to destination: URL
+    ) async throws(TransferError) -> TransferResponse {
+        let request = Self.uploadRequest(request)
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request, uploading: body) }
+        return try await place(task, at: destination)
+    }
+
     /// Continues a download (DL-07, DL-12) and puts the whole body at `destination`, as
     /// `download(for:to:)` does. The partial file should be on `destination`'s file system (it is when
     /// it came from `download(for:to:)` into the same directory), so the final step is a rename.

@@ -29,6 +29,18 @@ extension Session {
         try downloadTask(with: TransferRequest(url: url))
     }
 
+    /// A download task that sends a body, as an upload task does, and writes the response's body to
+    /// a file (TT-09, UP-11): for jobs whose response is too big for memory. The method defaults
+    /// to POST when the request still says GET; progress counts bytes sent as well as received; a
+    /// 307/308 sends the body again (a stream asks the delegate for a new one, UP-05). Not being a
+    /// plain GET, it never produces resume data: a failure or a pause means starting over (DL-10).
+    public func downloadTask(with request: TransferRequest, uploading body: UploadBody) throws(TransferError) -> DownloadTask {
+        let request = Self.uploadRequest(request)
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request, uploading: body) }
+        startDelegateDriver(for: task)
+        return task
+    }
+
     /// A download task that continues from resume data (DL-07, DL-12), in this process or a new one.
     /// It sends the original request again with `Range: bytes=<offset>-` and `If-Range` (the ETag,
     /// else the Last-Modified date), after checking the partial file against the recorded hash. Then:

@@ -20,8 +20,16 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// The resume data this task continues from (`Session.downloadTask(withResumeData:)`), else nil.
     public let resumeSource: ResumeData?
 
-    init(session: Session, identifier: Int, request: TransferRequest, resumingFrom resumeSource: ResumeData? = nil) {
+    /// The body this download sends (`Session.downloadTask(with:uploading:)`), as an upload task
+    /// would; nil for a plain download. A download that sends a body never produces resume data.
+    public let uploadBody: UploadBody?
+
+    init(
+        session: Session, identifier: Int, request: TransferRequest, resumingFrom resumeSource: ResumeData? = nil,
+        uploading uploadBody: UploadBody? = nil
+    ) {
         self.resumeSource = resumeSource
+        self.uploadBody = uploadBody
         super.init(session: session, identifier: identifier, request: request, kind: .download)
     }
 
