@@ -89,7 +89,7 @@ struct JobRunner: Sendable {
                 guard let relative = try await queue.bodyFile(for: body, tenant: job.tenantID), let path = files.absolute(relative) else {
                     throw AttemptFailure("body_unavailable", "the job's body (a blob or another job's content) no longer exists")
                 }
-                _ = path; throw AttemptFailure("TEMP", "TEMP")  // TEMP until engine-resume merges
+                task = try session.downloadTask(with: request, uploading: .file(URL(fileURLWithPath: path)))
             case nil:
                 if let text = job.resumeData, let resumeData = try? ResumeData(jsonData: Data(text.utf8)) {
                     task = try session.downloadTask(withResumeData: resumeData)
