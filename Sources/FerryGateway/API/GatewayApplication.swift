@@ -29,6 +29,7 @@ public enum GatewayApplication {
         let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
         jobRoutes.addTenantRoutes(to: v1)
         BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
+        SessionRoutes(sessions: SessionStore(client: dependencies.client, logger: logger)).add(to: v1)
 
         let admin = v1.group("/admin")
         TenantRoutes(keys: keys).add(to: admin)

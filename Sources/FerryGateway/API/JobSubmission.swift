@@ -78,6 +78,17 @@ struct JobSubmission: Decodable {
         "content-length", "expect", "proxy-authorization", "proxy-authenticate",
     ]
 
+    /// Why a header may not be sent as given, or nil when it may.
+    static func headerProblem(name: String, value: String) -> String? {
+        if name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }) {
+            return "is not a valid header name"
+        }
+        if refusedHeaders.contains(name.lowercased()) { return "may not be set by a job: the gateway's engine manages it" }
+        if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) { return "must not contain line breaks or NUL" }
+        if value.utf8.count > maximumHeaderValueLength { return "is longer than \(maximumHeaderValueLength) bytes" }
+        return nil
+    }
+
     func validated(urlPolicy: OutboundURLPolicy) throws(Problem) -> JobSpecification {
         var errors: [Problem.FieldError] = []
         func problem(_ field: String, _ message: String) { errors.append(.init(field: field, message: message)) }
@@ -128,15 +139,8 @@ struct JobSubmission: Decodable {
         let given = (request?.headers ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         if given.count > Self.maximumHeaders { problem("request.headers", "at most \(Self.maximumHeaders) headers") }
         for (name, value) in given {
-            let field = "request.headers.\(name)"
-            if name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }) {
-                problem(field, "is not a valid header name")
-            } else if Self.refusedHeaders.contains(name.lowercased()) {
-                problem(field, "may not be set by a job: the gateway's engine manages it")
-            } else if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                problem(field, "must not contain line breaks or NUL")
-            } else if value.utf8.count > Self.maximumHeaderValueLength {
-                problem(field, "is longer than \(Self.maximumHeaderValueLength) bytes")
+            if let message = Self.headerProblem(name: name, value: value) {
+                problem("request.headers.\(name)", message)
             } else {
                 headers.append(.init(name: name, value: value))
             }

@@ -2,32 +2,51 @@ import Foundation
 import Synchronization
 import URLLoading
 
-/// The engine sessions workers run jobs in: one per redirect limit (the only session setting a job
-/// chooses today; timeouts are per request), all sharing the engine's loops and so its connections,
-/// and all behind the SSRF guard.
+/// The engine sessions workers run jobs in: one per distinct engine setting (redirect limit, and a
+/// gateway session's connection settings), all sharing the engine's loops and all behind the SSRF
+/// guard. Timeouts and headers are per request, so they need no session of their own.
 public final class JobEngine: Sendable {
-    private let sessions = Mutex<[Int: Session]>([:])
+    /// Beyond this many distinct settings the least recently used session is let go: tenants choose
+    /// settings, and must not make this grow without bound.
+    static let capacity = 128
+
+    private struct Cache {
+        var sessions: [SessionSettings.EngineKey: Session] = [:]
+        var lastUsed: [SessionSettings.EngineKey: UInt64] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let cache = Mutex(Cache())
     private let connectionPolicy: ConnectionPolicy?
 
     public init(allowPrivateNetworks: Bool) {
         connectionPolicy = DestinationPolicy.connectionPolicy(allowPrivateNetworks: allowPrivateNetworks)
     }
 
-    /// The session for jobs that follow at most `maxRedirects` redirects (0: none).
-    public func session(maxRedirects: Int) throws -> Session {
-        try sessions.withLock { sessions in
-            if let session = sessions[maxRedirects] { return session }
+    func session(for key: SessionSettings.EngineKey) throws -> Session {
+        let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
+            cache.clock += 1
+            cache.lastUsed[key] = cache.clock
+            if let session = cache.sessions[key] { return (session, nil) }
             var configuration = SessionConfiguration.default
-            configuration.maximumRedirects = maxRedirects
+            key.apply(to: &configuration)
             configuration.connectionPolicy = connectionPolicy
             let session = try Session(configuration: configuration)
-            sessions[maxRedirects] = session
-            return session
+            cache.sessions[key] = session
+            var evicted: Session?
+            if cache.sessions.count > Self.capacity, let oldest = cache.lastUsed.min(by: { $0.value < $1.value })?.key {
+                evicted = cache.sessions.removeValue(forKey: oldest)
+                cache.lastUsed[oldest] = nil
+            }
+            return (session, evicted)
         }
+        // Its running transfers finish; new jobs with its settings get a new session.
+        evicted?.finishTasksAndInvalidate()
+        return session
     }
 
     /// Ends every session, cancelling what still runs (ferryd exiting).
     public func invalidateAll() {
-        for session in sessions.withLock({ Array($0.values) }) { session.invalidateAndCancel() }
+        for session in cache.withLock({ Array($0.sessions.values) }) { session.invalidateAndCancel() }
     }
 }

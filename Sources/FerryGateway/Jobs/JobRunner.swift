@@ -66,13 +66,19 @@ struct JobRunner: Sendable {
 
     private func makeTask() async throws -> DownloadTask {
         guard let url = URL(string: job.request.url) else { throw AttemptFailure("invalid_request", "the job's URL cannot be parsed") }
+        let settings = claim.session ?? SessionSettings()
         var headers = HTTPHeaders()
+        // The session's headers first, unless the job sets the same field (as the seeds' additional headers).
+        for header in settings.additionalHeaders where !job.request.headers.contains(where: { $0.name.lowercased() == header.name.lowercased() }) {
+            headers.add(name: header.name, value: header.value)
+        }
         for header in job.request.headers { headers.add(name: header.name, value: header.value) }
-        var request = TransferRequest(url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout)
+        var request = TransferRequest(
+            url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
 
         let session: Session
         do {
-            session = try engine.session(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0)
+            session = try engine.session(for: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0))
         } catch {
             throw AttemptFailure("internal_error", "the engine session could not be made: \(error)")
         }

@@ -27,6 +27,8 @@ public struct JobQueue: Sendable {
         public var job: JobRecord
         /// Attempts of this job that failed and were retried before this one.
         public var earlierFailures: Int
+        /// The configuration of the gateway session the job runs in, if any.
+        public var session: SessionSettings?
     }
 
     /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in
@@ -65,13 +67,16 @@ public struct JobQueue: Sendable {
                 UPDATE tenants SET last_claimed_at = now() WHERE id IN (SELECT tenant_id FROM claimed)
             )
             SELECT \(unescaped: JobRecord.columns),
-                   (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint
+                   (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint,
+                   (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id)
             FROM claimed
             """, logger: logger)
         var claims: [Claim] = []
         for try await row in rows {
-            let failures = try row.makeRandomAccess()[23].decode(Int64.self)
-            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures)))
+            let columns = row.makeRandomAccess()
+            let failures = try columns[23].decode(Int64.self)
+            let session = try columns[24].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
+            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures), session: session))
         }
         return claims
     }

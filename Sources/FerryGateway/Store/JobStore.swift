@@ -162,7 +162,7 @@ public struct JobStore: Sendable {
     /// so. An event the job's state does not allow is a 409 with `illegal_transition`.
     public func control(_ id: UUID, event: JobEvent, scope: Scope) async throws -> JobRecord {
         let logger = self.logger
-        return try await client.withTransaction(logger: logger) { connection in
+        let (job, partialFile) = try await client.withTransaction(logger: logger) { connection -> (JobRecord, String?) in
             let rows = try await connection.query(
                 """
                 SELECT state, stop_request, resume_data->>'partial_file' FROM jobs
@@ -197,13 +197,17 @@ public struct JobStore: Sendable {
                     WHERE id = \(id)
                     """, logger: logger)
                 if next == .queued { try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger) }
-                // A cancelled job's partial download will never be continued.
-                if finished, let partialFile { unlink(partialFile) }
             }
             let reread = try await connection.query("SELECT \(unescaped: JobRecord.columns) FROM jobs WHERE id = \(id)", logger: logger)
-            for try await row in reread { return try JobRecord(row: row) }
+            for try await row in reread {
+                let job = try JobRecord(row: row)
+                return (job, job.state == .cancelled ? partialFile : nil)
+            }
             throw Problem.notFound("job \(id)")
         }
+        // Only once the cancellation is committed: the partial download will never be continued.
+        if let partialFile { unlink(partialFile) }
+        return job
     }
 
     /// Deletes a finished job; returns its result file (relative to the data directory) for removal.
