@@ -74,13 +74,14 @@ struct ServeCommand: AsyncParsableCommand {
     private func runServices(configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, logger: Logger) async throws {
         let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
         let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
+        let metrics = GatewayMetrics()
         let workers = WorkerPool(
             client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
             settings: WorkerPool.Settings(
                 workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
                 retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
-            logger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: files, logger: logger))
+            metrics: metrics, logger: logger)
+        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger))
         let host = configuration.host
         var app = Application(
             router: router,

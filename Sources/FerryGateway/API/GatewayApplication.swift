@@ -8,11 +8,13 @@ public enum GatewayApplication {
     public struct Dependencies: Sendable {
         public var client: PostgresClient
         public var files: GatewayFiles
+        public var metrics: GatewayMetrics
         public var logger: Logger
 
-        public init(client: PostgresClient, files: GatewayFiles, logger: Logger) {
+        public init(client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger) {
             self.client = client
             self.files = files
+            self.metrics = metrics
             self.logger = logger
         }
     }
@@ -22,8 +24,10 @@ public enum GatewayApplication {
         let keys = KeyStore(client: dependencies.client, logger: logger)
         let jobs = JobStore(client: dependencies.client, logger: logger)
         let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: LatencyMiddleware(metrics: dependencies.metrics))
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(client: dependencies.client, logger: logger).add(to: router)
+        MetricsRoutes(metrics: dependencies.metrics, client: dependencies.client, logger: logger).add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: keys))
         let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())

@@ -22,6 +22,7 @@ struct JobRunner: Sendable {
     /// Resume data is stored every this many heartbeats.
     let resumeDataEveryBeats: Int
     let retryBaseDelay: Duration
+    let metrics: GatewayMetrics
     let isShuttingDown: @Sendable () -> Bool
     let logger: Logger
 
@@ -29,6 +30,7 @@ struct JobRunner: Sendable {
 
     func run() async {
         let transfer = RunningTransfer()
+        metrics.transferStarted()
         let completion: JobQueue.Completion?
         do {
             let task = try await makeTask()
@@ -38,6 +40,9 @@ struct JobRunner: Sendable {
         } catch {
             completion = finished(AttemptFailure("internal_error", "\(error)"), transfer: transfer, response: nil, resumeData: nil)
         }
+        metrics.transferFinished(
+            outcome: completion?.attemptOutcome ?? "lease_lost",
+            bytes: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone)
         guard let completion else { return }
         do {
             let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)

@@ -35,6 +35,7 @@ public final class WorkerPool: Service, Sendable {
     private let engine: JobEngine
     private let files: GatewayFiles
     private let settings: Settings
+    private let metrics: GatewayMetrics
     private let logger: Logger
     /// This process's name in `jobs.lease_owner`: host, pid and a random part (pids are reused).
     public let owner: String
@@ -44,19 +45,20 @@ public final class WorkerPool: Service, Sendable {
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
-    public init(client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, logger: Logger) {
+    public init(
+        client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
+        logger: Logger
+    ) {
         self.client = client
         self.queue = queue
         self.engine = engine
         self.files = files
         self.settings = settings
+        self.metrics = metrics
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
-
-    /// Transfers running in this process now (for /metrics).
-    public var runningTransfers: Int { running.load(ordering: .relaxed) }
 
     public func run() async throws {
         logger.info("workers started", metadata: ["owner": "\(owner)", "workers": "\(settings.workers)"])
@@ -120,6 +122,7 @@ public final class WorkerPool: Service, Sendable {
         JobRunner(
             claim: claim, queue: queue, engine: engine, files: files, owner: owner, leaseSeconds: settings.leaseSeconds,
             heartbeatInterval: settings.heartbeatInterval, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
+            metrics: metrics,
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
             logger: logger)
     }

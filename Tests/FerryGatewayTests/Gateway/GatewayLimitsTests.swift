@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import URLLoadingTestSupport
+
+/// Per-tenant limits, metrics, and upload jobs that send another job's content (issue 3).
+@Suite("Gateway limits and metrics", .timeLimit(.minutes(5)))
+struct GatewayLimitsTests {
+    @Test("a tenant's running limit holds its jobs back, and beyond its queued limit submissions get a 429")
+    func tenantLimits() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, key) = try await fixture.admin.createTenant("limited", extra: ["max_running_jobs": 1, "max_queued_jobs": 2])
+            let client = fixture.admin.with(key: key)
+            var ids: [String] = []
+            for _ in 0..<3 {
+                ids.append(try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/600000?pace_ms=50")]]))
+            }
+            _ = try await client.waitForState(ids[0], ["running"])
+            // One runs, two wait: the queue is full.
+            let refused = try await client.post("/v1/jobs", json: ["kind": "download", "request": ["url": fixture.origin.url("/bytes/1")]])
+            #expect(refused.status == 429, "\(refused.text)")
+            #expect(refused.code == "queue_full")
+            #expect(refused.headers["Retry-After"] != nil)
+            for id in ids { #expect(try await client.waitForState(id, ["succeeded", "failed"])["state"] as? String == "succeeded") }
+            #expect(fixture.origin.maxConcurrentRequests == 1, "never more than one of the tenant's jobs at once")
+        }
+    }
+
+    @Test("an upload job can send another succeeded job's content")
+    func uploadFromJobContent() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let download = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/123456")]])
+            _ = try await client.waitForState(download, ["succeeded"])
+            let upload = try await client.submit(["kind": "upload", "request": ["url": fixture.origin.url("/echo"), "body": ["job": download]]])
+            let done = try await client.waitForState(upload, ["succeeded", "failed"])
+            #expect(done["state"] as? String == "succeeded", "\(done)")
+            let echo = try await client.get("/v1/jobs/\(upload)/content").json
+            #expect(echo["method"] as? String == "POST")
+            #expect(echo["body_length"] as? Int == 123_456)
+            #expect(echo["body_fnv1a64"] as? String == OriginServer.fnv1a64Hex(OriginServer.patternBytes(count: 123_456)))
+        }
+    }
+
+    @Test("GET /metrics shows jobs by state, transfers, bytes and API latency in Prometheus text")
+    func metrics() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let id = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/5000")]])
+            _ = try await client.waitForState(id, ["succeeded"])
+            let reply = try await fixture.admin.with(key: nil).get("/metrics")
+            #expect(reply.status == 200)
+            #expect(reply.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = reply.text
+            #expect(text.contains("ferry_jobs{state=\"succeeded\"} 1\n"))
+            #expect(text.contains("ferry_jobs{state=\"queued\"} 0\n"))
+            #expect(text.contains("ferry_transfers_running 0\n"))
+            #expect(text.contains("ferry_transfer_bytes_total 5000\n"))
+            #expect(text.contains("ferry_job_attempts_total{outcome=\"succeeded\"} 1\n"))
+            #expect(text.contains("ferry_http_request_duration_seconds_count{method=\"POST\",route=\"/v1/jobs\",status=\"201\"} 1\n"))
+            #expect(text.contains("route=\"/v1/jobs/{id}\""), "routes are labelled by template, not by id")
+            #expect(!text.contains(id))
+        }
+    }
+}
