@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// `ferryd serve`: the HTTP API and the worker pool in one process.
 struct ServeCommand: AsyncParsableCommand {
@@ -72,7 +73,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func runServices(configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, logger: Logger) async throws {
-        let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
+        var clientConfiguration = database.clientConfiguration
+        // Workers hold a connection only for a heartbeat's statement; the API's queries are short
+        // too. A bounded pool keeps several ferryd within the server's max_connections.
+        clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
         let metrics = GatewayMetrics()
         let workers = WorkerPool(
@@ -98,6 +103,14 @@ struct ServeCommand: AsyncParsableCommand {
                 configured: configuration.adminKey, dataDirectory: configuration.dataDirectory,
                 keys: KeyStore(client: client, logger: logger), logger: logger)
         }
-        try await app.runService()
+        // Like app.runService(), but bounded: a transfer that will not stop cannot hold ferryd forever.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = Self.shutdownLimit
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
+
+    /// How long a graceful shutdown may take before what is left is cancelled: pausing transfers and
+    /// writing their resume data takes well under a second each, in parallel.
+    static let shutdownLimit = Duration.seconds(20)
 }

@@ -208,7 +208,7 @@ struct JobRunner: Sendable {
             let answer: JobQueue.HeartbeatAnswer
             do {
                 answer = try await queue.heartbeat(
-                    job: job.id, owner: owner, leaseSeconds: leaseSeconds,
+                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds,
                     progress: JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate),
                     resumeData: resumeText)
             } catch {

@@ -42,6 +42,8 @@ public final class WorkerPool: Service, Sendable {
 
     private let shuttingDown = Atomic<Bool>(false)
     private let running = Atomic<Int>(0)
+    /// The jobs this process's runners hold now.
+    private let runningJobs = Mutex<Set<UUID>>([])
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
@@ -95,9 +97,11 @@ public final class WorkerPool: Service, Sendable {
             }
             for claim in claims {
                 running.add(1, ordering: .relaxed)
+                runningJobs.withLock { _ = $0.insert(claim.job.id) }
                 let runner = makeRunner(for: claim)
                 runners.addTask {
                     await runner.run()
+                    self.runningJobs.withLock { _ = $0.remove(claim.job.id) }
                     self.running.subtract(1, ordering: .relaxed)
                     self.ring.yield()
                 }
@@ -148,7 +152,7 @@ public final class WorkerPool: Service, Sendable {
         let interval = Duration.milliseconds(max(500, settings.leaseSeconds * 1000 / 2))
         while !Task.isCancelled {
             do {
-                let taken = try await queue.takeBackExpiredLeases()
+                let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
                 if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
             } catch {
                 if Task.isCancelled { return }

@@ -3,8 +3,9 @@ import Logging
 import PostgresNIO
 
 /// The workers' side of `jobs`: claiming, lease renewal with progress, finishing, and taking back
-/// jobs whose worker died. Every write of a claimed job names its lease owner, so a worker that lost
-/// its lease (stalled, then came back) can never overwrite the job's new owner.
+/// jobs whose worker died. Every write of a claimed job names its lease owner and attempt, so a
+/// worker that lost its lease (stalled, then came back) can never overwrite the job's new attempt,
+/// even one its own process claimed.
 public struct JobQueue: Sendable {
     /// NOTIFY channel: a job became claimable (submitted, resumed, released).
     public static let channel = "ferry_jobs"
@@ -97,14 +98,16 @@ public struct JobQueue: Sendable {
     }
 
     /// Renews the lease, stores progress (and resume data, when given), and reads any stop request.
-    public func heartbeat(job: UUID, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?) async throws -> HeartbeatAnswer {
+    public func heartbeat(
+        job: UUID, attempt: Int, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?
+    ) async throws -> HeartbeatAnswer {
         let rows = try await client.query(
             """
             UPDATE jobs SET bytes_done = \(progress.bytesDone), bytes_expected = \(progress.bytesExpected),
                 bytes_per_second = \(progress.bytesPerSecond),
                 resume_data = coalesce(\(resumeData)::jsonb, resume_data),
                 lease_expires_at = now() + \(leaseSeconds) * interval '1 second'
-            WHERE id = \(job) AND lease_owner = \(owner) AND state = 'running'
+            WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt) AND state = 'running'
             RETURNING stop_request
             """, logger: logger)
         for try await stop in rows.decode(String?.self) {
@@ -149,7 +152,7 @@ public struct JobQueue: Sendable {
                     resume_data = \(completion.resumeData)::jsonb,
                     run_after = now() + \(delayMicros) * interval '1 microsecond',
                     finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END
-                WHERE id = \(job) AND lease_owner = \(owner)
+                WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt)
                 RETURNING id
                 """, logger: logger)
             var updated = false
@@ -170,7 +173,11 @@ public struct JobQueue: Sendable {
     /// was asked for meanwhile, to that state); their attempt is recorded as interrupted. Returns how
     /// many were taken back.
     @discardableResult
-    public func takeBackExpiredLeases() async throws -> Int {
+    ///
+    /// `owner`'s jobs in `running` are left alone: their runners are alive in the calling process
+    /// (late with a heartbeat under load), and taking them back would start a second runner on the
+    /// same partial file. Other processes take them back if this one dies.
+    public func takeBackExpiredLeases(owner: String, running: [UUID]) async throws -> Int {
         let rows = try await client.query(
             """
             WITH expired AS (
@@ -179,6 +186,7 @@ public struct JobQueue: Sendable {
                     finished_at = CASE WHEN stop_request = 'cancel' THEN now() ELSE NULL END,
                     stop_request = NULL
                 WHERE state IN ('running', 'waiting_for_decision') AND lease_expires_at < now()
+                    AND NOT (lease_owner = \(owner) AND id = ANY(\(running)::uuid[]))
                 RETURNING id, attempt
             ), interrupted AS (
                 UPDATE job_attempts a SET outcome = 'interrupted', finished_at = now()

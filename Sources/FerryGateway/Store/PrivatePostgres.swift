@@ -393,6 +393,9 @@ public actor PrivatePostgres {
             "unix_socket_directories = '\(Self.configurationString(layout.socketDirectory))'",
             "unix_socket_permissions = 0700",
             "port = \(PrivatePostgresLayout.port)",
+            // Several ferryd may share the cluster, each with a pool of up to 32 connections
+            // (ServeCommand), plus tests that run many ferryd at once.
+            "max_connections = 300",
         ]
         if durability == .throwaway {
             lines += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]

@@ -7,7 +7,9 @@ import Synchronization
 final class FerrydServer: Sendable {
     struct Options: Sendable {
         var workers = 4
-        var leaseSeconds = 3
+        /// Short, so a killed ferryd's jobs are taken over soon, yet several heartbeats long (1 s each)
+        /// so a loaded test machine does not lose leases of live workers.
+        var leaseSeconds = 5
         var retryBaseMilliseconds = 100
         var allowPrivateNetworks = true
     }

@@ -12,7 +12,7 @@ struct GatewayLimitsTests {
             let client = fixture.admin.with(key: key)
             var ids: [String] = []
             for _ in 0..<3 {
-                ids.append(try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/600000?pace_ms=50")]]))
+                ids.append(try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/2000000?pace_ms=50")]]))
             }
             _ = try await client.waitForState(ids[0], ["running"])
             // One runs, two wait: the queue is full.
