@@ -246,18 +246,14 @@ struct JobRunner: Sendable {
         case .leaseLost?:
             return nil
         case .pause?:
-            return JobQueue.Completion(
-                state: .paused, attemptOutcome: "paused", progress: progress, response: response, result: nil,
-                errorCode: nil, errorMessage: nil, resumeData: resumeData, retryDelay: nil, httpStatus: response?.status)
+            return JobQueue.Completion(state: .paused, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
         case .shutdown?:
-            return JobQueue.Completion(
-                state: .queued, attemptOutcome: "interrupted", progress: progress, response: response, result: nil,
-                errorCode: nil, errorMessage: nil, resumeData: resumeData, retryDelay: nil, httpStatus: response?.status)
+            return JobQueue.Completion(state: .queued, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
         case .cancel?:
             task.error?.resumeData?.removePartialFile()
             return JobQueue.Completion(
-                state: .cancelled, attemptOutcome: "cancelled", progress: progress, response: response, result: nil,
-                errorCode: "cancelled", errorMessage: "cancelled through the API", resumeData: nil, retryDelay: nil, httpStatus: response?.status)
+                state: .cancelled, attemptOutcome: "cancelled", progress: progress, response: response,
+                errorCode: "cancelled", errorMessage: "cancelled through the API")
         case .totalTimeout?:
             return finished(
                 AttemptFailure("timed_out", "the job took longer than its total timeout of \(job.policies.totalTimeout ?? 0) s",
@@ -291,9 +287,7 @@ struct JobRunner: Sendable {
             return finished(AttemptFailure("bad_server_response", "the transfer produced no content"), transfer: transfer, response: response, resumeData: nil)
         }
         progress.bytesDone = result.size
-        return JobQueue.Completion(
-            state: .succeeded, attemptOutcome: "succeeded", progress: progress, response: response, result: result,
-            errorCode: nil, errorMessage: nil, resumeData: nil, retryDelay: nil, httpStatus: response?.status)
+        return JobQueue.Completion(state: .succeeded, attemptOutcome: "succeeded", progress: progress, response: response, result: result)
     }
 
     /// A failed attempt: retried after a backoff while attempts remain and the failure is worth it,
@@ -309,9 +303,8 @@ struct JobRunner: Sendable {
         }
         return JobQueue.Completion(
             state: delay == nil ? .failed : .retrying, attemptOutcome: delay == nil ? "failed" : "retrying",
-            progress: progressNow(transfer), response: response, result: nil,
-            errorCode: failure.code, errorMessage: failure.message, resumeData: delay == nil ? nil : resumeData,
-            retryDelay: delay, httpStatus: failure.httpStatus ?? response?.status)
+            progress: progressNow(transfer), response: response, errorCode: failure.code, errorMessage: failure.message,
+            resumeData: delay == nil ? nil : resumeData, retryDelay: delay, httpStatus: failure.httpStatus)
     }
 
     private func progressNow(_ transfer: RunningTransfer) -> JobQueue.Progress {

@@ -130,6 +130,23 @@ public struct JobQueue: Sendable {
         /// When a retrying job may run again.
         public var retryDelay: Duration?
         public var httpStatus: Int?
+
+        public init(
+            state: JobState, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
+            result: JobRecord.StoredResult? = nil, errorCode: String? = nil, errorMessage: String? = nil, resumeData: String? = nil,
+            retryDelay: Duration? = nil, httpStatus: Int? = nil
+        ) {
+            self.state = state
+            self.attemptOutcome = attemptOutcome
+            self.progress = progress
+            self.response = response
+            self.result = result
+            self.errorCode = errorCode
+            self.errorMessage = errorMessage
+            self.resumeData = resumeData
+            self.retryDelay = retryDelay
+            self.httpStatus = httpStatus ?? response?.status
+        }
     }
 
     /// Writes the attempt's end and releases the lease, in one transaction. False when the lease had
