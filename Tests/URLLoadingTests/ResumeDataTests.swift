@@ -63,6 +63,34 @@ struct ResumeDataTests {
         }
     }
 
+    @Test("the completion-handler forms: cancel(producingResumeData:) and downloadTask(withResumeData:completionHandler:) (DL-07, TT-08)")
+    func completionHandlerForms() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session()
+            let directory = try TemporaryDirectory()
+            let url = origin.url("/resumable/\(Self.length)?stall_at=\(Self.pauseOffset)")
+            let first = try await Resume.stalledDownload(session, url, in: directory, at: Int64(Self.pauseOffset))
+            let produced: ResumeData? = await withCheckedContinuation { continuation in
+                first.cancel(producingResumeData: { continuation.resume(returning: $0) })
+            }
+            let resumeData = try #require(produced)
+            #expect(resumeData.offset == Int64(Self.pauseOffset))
+
+            let (contents, status): (Data?, Int?) = await withCheckedContinuation { continuation in
+                do {
+                    let task = try session.downloadTask(withResumeData: resumeData) { location, response, _ in
+                        continuation.resume(returning: (location.flatMap { try? Data(contentsOf: $0) }, response?.statusCode))
+                    }
+                    task.resume()
+                } catch {
+                    continuation.resume(returning: (nil, nil))
+                }
+            }
+            #expect(status == 206)
+            #expect(contents == Fixture.pattern(Self.length))
+        }
+    }
+
     // MARK: - Persisted resume data
 
     @Test("resume data survives a JSON round trip and continues in a new session, whose delegate hears didResumeAtOffset (DL-12, DL-09, DL-01)")
