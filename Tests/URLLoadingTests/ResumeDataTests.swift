@@ -7,12 +7,18 @@ import URLLoadingTestSupport
 /// Pausing, failing and continuing downloads (DL-07..DL-12), against `/resumable/{n}`, which stops a
 /// download's first request at a known offset and can change its entity, ignore ranges or encode
 /// its body (see `ResumableRoute`).
-@Suite("Resume data", .timeLimit(.minutes(2)))
+///
+/// Serialized: two dozen downloads of a few hundred kB at once, hashed on the engine's loop threads,
+/// weigh on the timing-sensitive tests of other suites running alongside on a small machine.
+@Suite("Resume data", .serialized, .timeLimit(.minutes(3)))
 struct ResumeDataTests {
     // Small enough that a dozen tests running at once in a debug build (where the engine's SHA-256
     // is slow) do not starve each other's transfer loops.
     static let length = 400_000
     static let pauseOffset = 120_000
+    /// The whole body, made once: every test compares against it.
+    static let body = Fixture.pattern(length)
+    static let bodySHA256 = Resume.sha256(body)
 
     // MARK: - Pause and continue
 
@@ -45,10 +51,10 @@ struct ResumeDataTests {
             #expect(outcome.error == nil)
             #expect(outcome.response?.statusCode == 206)
             #expect(outcome.resumptions == [.init(offset: Int64(Self.pauseOffset), expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
+            #expect(outcome.contents == Self.body)
             #expect(outcome.location == resumeData.partialFile)
             #expect(second.resumeOffset == Int64(Self.pauseOffset))
-            #expect(second.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(second.sha256 == Self.bodySHA256)
             #expect(second.fileLength == Int64(Self.length))
             #expect(second.progress.bytesReceived == Int64(Self.length))
             #expect(second.progress.totalBytesExpectedToReceive == Int64(Self.length))
@@ -87,7 +93,7 @@ struct ResumeDataTests {
                 }
             }
             #expect(status == 206)
-            #expect(contents == Fixture.pattern(Self.length))
+            #expect(contents == Self.body)
         }
     }
 
@@ -134,12 +140,12 @@ struct ResumeDataTests {
             try await Fixture.eventually("completion delivered") { delegate.entries.contains { $0.hasPrefix("complete") } }
             #expect(delegate.entries.contains("resumed \(Self.pauseOffset) of \(Self.length)"))
             #expect(delegate.entries.suffix(2) == ["finishedDownloading", "complete \(task.taskIdentifier) ok"])
-            #expect(delegate.finishedDownloads.withLock { $0 } == [Fixture.pattern(Self.length)])
+            #expect(delegate.finishedDownloads.withLock { $0 } == [Self.body])
             // Progress counts from the offset: what was on disk is not reported as written again.
             let written = delegate.writtenTotals.withLock { $0 }
             #expect(written.allSatisfy { $0 > Int64(Self.pauseOffset) })
             #expect(written.last == Int64(Self.length))
-            #expect(task.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(task.sha256 == Self.bodySHA256)
             #expect(origin.requests.last?.header("Range") == "bytes=\(Self.pauseOffset)-")
         }
     }
@@ -177,7 +183,7 @@ struct ResumeDataTests {
             let outcome = await Resume.run(second)
             #expect(outcome.error == nil)
             #expect(outcome.response?.statusCode == 206)
-            #expect(outcome.contents == Fixture.pattern(Self.length))
+            #expect(outcome.contents == Self.body)
             let ifRange = origin.requests.last?.header("If-Range")
             #expect(ifRange == (resumeData.entityTag ?? lastModified))
             #expect(ifRange?.hasPrefix("W/") == false)
@@ -203,13 +209,13 @@ struct ResumeDataTests {
             let outcome = await Resume.run(try Fixture.session().downloadTask(withResumeData: resumeData))
             #expect(outcome.error == nil)
             #expect(outcome.resumptions == [.init(offset: Int64(Self.pauseOffset), expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
+            #expect(outcome.contents == Self.body)
         }
     }
 
     @Test("pause and continue over https with HTTP/2 (DL-07, DL-09)")
     func overHTTP2() async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await Fixture.certificates()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(certificates: certificates, http2: true)
         try await Fixture.withOrigin(tls: options) { origin in
@@ -224,8 +230,8 @@ struct ResumeDataTests {
             #expect(outcome.error == nil)
             #expect(outcome.response?.httpVersion == "HTTP/2")
             #expect(outcome.response?.statusCode == 206)
-            #expect(outcome.contents == Fixture.pattern(Self.length))
-            #expect(second.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(outcome.contents == Self.body)
+            #expect(second.sha256 == Self.bodySHA256)
             #expect(origin.requests.last?.header("Range") == "bytes=\(Self.pauseOffset)-")
         }
     }
@@ -253,6 +259,7 @@ struct ResumeDataTests {
             let expected = Fixture.pattern(Self.length, from: 1)
             #expect(outcome.contents == expected)
             #expect(second.sha256 == Resume.sha256(expected))
+            #expect(second.progress.bytesReceived == Int64(Self.length))
             #expect(origin.requests.last?.header("If-Range") == "\"resumable-\(Self.length)-v0\"")
         }
     }
@@ -271,8 +278,8 @@ struct ResumeDataTests {
             #expect(outcome.error == nil)
             #expect(outcome.response?.statusCode == 200)
             #expect(outcome.resumptions == [.init(offset: 0, expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
-            #expect(second.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(outcome.contents == Self.body)
+            #expect(second.sha256 == Self.bodySHA256)
             #expect(origin.requests.last?.header("Range") == "bytes=\(Self.pauseOffset)-")
             #expect(origin.requests.count == 2)
         }
@@ -346,8 +353,8 @@ struct ResumeDataTests {
             #expect(outcome.response?.statusCode == 200)
             #expect(outcome.resumptions == [.init(offset: 0, expectedTotal: Int64(Self.length))])
             #expect(second.resumeOffset == 0)
-            #expect(outcome.contents == Fixture.pattern(Self.length))
-            #expect(second.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(outcome.contents == Self.body)
+            #expect(second.sha256 == Self.bodySHA256)
             // Nothing on disk was trusted: the whole body was asked for.
             #expect(origin.requests.count == 2)
             #expect(origin.requests.last?.header("Range") == nil)
@@ -381,7 +388,7 @@ struct ResumeDataTests {
 
             let response = try await session.download(resumeFrom: resumeData, to: destination)
             #expect(response.statusCode == 206)
-            #expect(try Data(contentsOf: destination) == Fixture.pattern(Self.length))
+            #expect(try Data(contentsOf: destination) == Self.body)
             #expect(try directory.contents() == ["file.bin"])
             #expect(origin.requests.last?.header("Range") == "bytes=\(resumeData.offset)-")
             #expect(origin.requests.last?.header("If-Range") == resumeData.entityTag)
@@ -415,8 +422,8 @@ struct ResumeDataTests {
             let outcome = await Resume.run(third)
             #expect(outcome.error == nil)
             #expect(outcome.resumptions == [.init(offset: afterSecond.offset, expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
-            #expect(third.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(outcome.contents == Self.body)
+            #expect(third.sha256 == Self.bodySHA256)
         }
     }
 
@@ -449,7 +456,7 @@ struct ResumeDataTests {
             #expect(retried.error == nil)
             #expect(retried.response?.statusCode == 206)
             #expect(retried.resumptions == [.init(offset: Int64(Self.pauseOffset), expectedTotal: Int64(Self.length))])
-            #expect(retried.contents == Fixture.pattern(Self.length))
+            #expect(retried.contents == Self.body)
         }
     }
 
@@ -471,7 +478,7 @@ struct ResumeDataTests {
             #expect(outcome.error == nil)
             #expect(outcome.response?.statusCode == 206)
             #expect(outcome.resumptions == [.init(offset: Int64(Self.pauseOffset), expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
+            #expect(outcome.contents == Self.body)
             let last = try #require(origin.requests.last)
             #expect(last.path == "/resumable/\(Self.length)")
             #expect(last.header("Range") == "bytes=\(Self.pauseOffset)-")
@@ -526,8 +533,8 @@ struct ResumeDataTests {
             let outcome = await Resume.run(task)
             #expect(outcome.error == nil)
             #expect(outcome.resumptions == [.init(offset: Int64(firstStop), expectedTotal: Int64(Self.length))])
-            #expect(outcome.contents == Fixture.pattern(Self.length))
-            #expect(task.sha256 == Resume.sha256(Fixture.pattern(Self.length)))
+            #expect(outcome.contents == Self.body)
+            #expect(task.sha256 == Self.bodySHA256)
             #expect(origin.requests.last?.header("Range") == "bytes=\(firstStop)-")
         }
     }
