@@ -5,9 +5,9 @@ import NIOCore
 ///
 /// - `/bytes/{n}`: n pattern bytes (byte i is `UInt8(i % 251)`), ETag `"bytes-{n}"`, fixed
 ///   Last-Modified, single `Range` (206/416) and `If-Range`; streamed, so GiBs work.
-/// - `/resumable/{n}?stall_at=K&drop_at=K&ranges=ignore&changes=1&encoding=gzip`: `/bytes/{n}`
-///   that stops mid-body, ignores ranges, changes its entity or encodes it, per request for the
-///   same URI (see `ResumableRoute`), for resume tests.
+/// - `/resumable/{n}?stall_at=K&drop_at=K&statuses=S&ranges=ignore&changes=1&encoding=gzip&etag=weak&last_modified=none`:
+///   `/bytes/{n}` that stops mid-body, answers another status, ignores ranges, changes its entity,
+///   encodes it or varies its validators, per request for the same URI (see `ResumableRoute`).
 /// - `/drip?bytes=N&chunks=K&delay_ms=D&initial_delay_ms=I&length=1`: slow body.
 /// - `/stall?bytes=N`: sends N of 2N promised bytes, then goes silent.
 /// - `/delay/{ms}`: answers "delayed" after ms milliseconds.

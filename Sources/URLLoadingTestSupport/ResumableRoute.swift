@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// `/resumable/{n}?stall_at=K[,K...]&drop_at=K[,K...]&statuses=S[,S...]&ranges=ignore&changes=1&encoding=gzip`:
+/// `/resumable/{n}?stall_at=K[,K...]&drop_at=K[,K...]&statuses=S[,S...]&ranges=ignore&changes=1&encoding=gzip&etag=weak&last_modified=none`:
 /// `/bytes/{n}` with the misbehaviour resume tests need, decided per request so that a download
 /// and the request that continues it (same URI) can be treated differently.
 ///
@@ -23,6 +23,9 @@ import NIOHTTP1
 /// - `encoding=gzip`: the body is gzip-encoded (stored deflate blocks, so it is as long as the
 ///   pattern plus framing), labelled `Content-Encoding: gzip`; offsets are the encoded body's and
 ///   ranges are ignored.
+/// - `etag=weak` sends the ETag as a weak one (`W/"..."`), `etag=none` sends none;
+///   `last_modified=none` leaves out Last-Modified. If-Range compares strongly, as RFC 9110 says:
+///   a weak tag never matches, so a client that sends one gets the whole body.
 /// Otherwise it behaves like `/bytes/{n}`: strong ETag `"resumable-{n}"`, Last-Modified, a single
 /// `Range` (206/416) honoured with `If-Range`.
 enum ResumableRoute {
@@ -43,14 +46,20 @@ enum ResumableRoute {
         let ignoresRanges = request.query["ranges"] == "ignore"
         let gzip = request.query["encoding"] == "gzip"
 
-        let entityTag = changes ? "\"resumable-\(length)-v\(version)\"" : "\"resumable-\(length)\""
-        let lastModified = changes ? lastModified(secondsAfterBase: version) : BytesRoute.lastModified
+        let strongTag = changes ? "\"resumable-\(length)-v\(version)\"" : "\"resumable-\(length)\""
+        let entityTag: String? =
+            switch request.query["etag"] {
+            case "none": nil
+            case "weak": "W/" + strongTag
+            default: strongTag
+            }
+        let lastModified: String? =
+            request.query["last_modified"] == "none"
+            ? nil : changes ? lastModified(secondsAfterBase: version) : BytesRoute.lastModified
         let phase = changes ? version : 0
-        var headers: HTTPHeaders = [
-            "content-type": "application/octet-stream",
-            "etag": entityTag,
-            "last-modified": lastModified,
-        ]
+        var headers: HTTPHeaders = ["content-type": "application/octet-stream"]
+        if let entityTag { headers.add(name: "etag", value: entityTag) }
+        if let lastModified { headers.add(name: "last-modified", value: lastModified) }
         if !ignoresRanges && !gzip { headers.add(name: "accept-ranges", value: "bytes") }
         if gzip { headers.add(name: "content-encoding", value: "gzip") }
 
@@ -62,7 +71,8 @@ enum ResumableRoute {
         } else {
             range = ByteRangeRequest(
                 rangeHeader: request.header("range"), ifRange: request.header("if-range"),
-                validators: [entityTag, lastModified], resourceLength: length)
+                validators: [entityTag?.hasPrefix("W/") == false ? entityTag : nil, lastModified].compactMap { $0 },
+                resourceLength: length)
         }
         let first: Int
         let last: Int

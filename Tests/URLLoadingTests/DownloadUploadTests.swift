@@ -104,6 +104,28 @@ struct DownloadUploadTests {
         }
     }
 
+    @Test("the completion-handler form sends the body and hands over the echoed file (TT-09, TT-08, DL-02)")
+    func completionHandlerForm() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session()
+            let contents: Data? = await withCheckedContinuation { continuation in
+                do {
+                    let task = try session.downloadTask(
+                        with: Fixture.request(origin.url("/echo")), uploading: .data(Data("handled".utf8))
+                    ) { url, _, _ in
+                        continuation.resume(returning: url.flatMap { try? Data(contentsOf: $0) })
+                    }
+                    task.resume()
+                } catch {
+                    continuation.resume(returning: nil)
+                }
+            }
+            let report = try Fixture.echo(try #require(contents))
+            #expect(report.method == "POST")
+            #expect(report.body == Data("handled".utf8))
+        }
+    }
+
     @Test("a download that sent a body produces no resume data: pausing it removes its file (TT-09, DL-10)")
     func noResumeData() async throws {
         try await Fixture.withOrigin { origin in

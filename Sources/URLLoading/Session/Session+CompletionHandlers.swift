@@ -32,6 +32,19 @@ extension Session {
         return task
     }
 
+    /// Sends `body` and writes the response's body to a file (TT-09, UP-11), as
+    /// `downloadTask(with:uploading:)`; the handler gets the file, valid only until it returns (DL-02),
+    /// or the error (never with resume data: a body was sent).
+    public func downloadTask(
+        with request: TransferRequest, uploading body: UploadBody,
+        completionHandler: @escaping @Sendable (URL?, TransferResponse?, TransferError?) -> Void
+    ) throws(TransferError) -> DownloadTask {
+        let request = Self.uploadRequest(request)
+        let task = try register { DownloadTask(session: self, identifier: $0, request: request, uploading: body) }
+        deliverDownload(of: task, to: completionHandler)
+        return task
+    }
+
     /// Continues a download from resume data (DL-07); the handler gets the whole file, valid only
     /// until it returns (DL-02), or the error, whose `resumeData` may continue it again (DL-08).
     public func downloadTask(

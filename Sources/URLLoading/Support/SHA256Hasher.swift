@@ -107,23 +107,34 @@ struct SHA256Hasher: Sendable {
     ]
 
     /// Runs the compression function over `count` 64-byte blocks at `blocks` (any alignment).
+    ///
+    /// Written for unoptimised (debug) builds too, where tests run and the loop thread hashes every
+    /// download's bytes: `while` loops rather than ranges, masking shifts (`&>>`, `&<<`) rather than
+    /// the generic smart shifts, and raw pointers without bounds checks. That is several times faster
+    /// there, and the same code optimised.
     private mutating func compress(blocks: UnsafeRawPointer, count: Int) {
-        Self.k.withUnsafeBufferPointer { k in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+        Self.k.withUnsafeBufferPointer { kBuffer in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { wBuffer in
+                guard let k = kBuffer.baseAddress, let w = wBuffer.baseAddress else { return }
                 var a0 = h0, b0 = h1, c0 = h2, d0 = h3, e0 = h4, f0 = h5, g0 = h6, h0v = h7
-                for block in 0..<count {
+                var block = 0
+                while block < count {
                     let start = blocks + block * 64
-                    for t in 0..<16 {
-                        w[t] = UInt32(bigEndian: start.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
+                    var t = 0
+                    while t < 16 {
+                        w[t] = UInt32(bigEndian: start.loadUnaligned(fromByteOffset: t &* 4, as: UInt32.self))
+                        t &+= 1
                     }
-                    for t in 16..<64 {
-                        let x = w[t - 15], y = w[t - 2]
-                        let s0 = x.rotatedRight(7) ^ x.rotatedRight(18) ^ (x >> 3)
-                        let s1 = y.rotatedRight(17) ^ y.rotatedRight(19) ^ (y >> 10)
-                        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+                    while t < 64 {
+                        let x = w[t &- 15], y = w[t &- 2]
+                        let s0 = x.rotatedRight(7) ^ x.rotatedRight(18) ^ (x &>> 3)
+                        let s1 = y.rotatedRight(17) ^ y.rotatedRight(19) ^ (y &>> 10)
+                        w[t] = w[t &- 16] &+ s0 &+ w[t &- 7] &+ s1
+                        t &+= 1
                     }
                     var a = a0, b = b0, c = c0, d = d0, e = e0, f = f0, g = g0, h = h0v
-                    for t in 0..<64 {
+                    t = 0
+                    while t < 64 {
                         let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
                         let choose = (e & f) ^ (~e & g)
                         let temp1 = h &+ s1 &+ choose &+ k[t] &+ w[t]
@@ -138,9 +149,11 @@ struct SHA256Hasher: Sendable {
                         c = b
                         b = a
                         a = temp1 &+ temp2
+                        t &+= 1
                     }
                     a0 = a0 &+ a; b0 = b0 &+ b; c0 = c0 &+ c; d0 = d0 &+ d
                     e0 = e0 &+ e; f0 = f0 &+ f; g0 = g0 &+ g; h0v = h0v &+ h
+                    block &+= 1
                 }
                 h0 = a0; h1 = b0; h2 = c0; h3 = d0; h4 = e0; h5 = f0; h6 = g0; h7 = h0v
             }
@@ -151,6 +164,6 @@ struct SHA256Hasher: Sendable {
 extension UInt32 {
     @inline(__always)
     fileprivate func rotatedRight(_ amount: UInt32) -> UInt32 {
-        (self >> amount) | (self << (32 - amount))
+        (self &>> amount) | (self &<< (32 &- amount))
     }
 }

@@ -6,6 +6,9 @@ import Foundation
 /// A download can be paused by cancelling it with resume data (DL-07), continues after a failure
 /// from the resume data in its error (DL-08), and can be snapshotted while it runs so that even a
 /// killed process can continue it (DL-12). See `ResumeData`.
+///
+/// Made with `Session.downloadTask(with:uploading:)`, it first sends a body as an upload task does
+/// (TT-09, UP-11); such a download is never resumable.
 public final class DownloadTask: SessionTask, @unchecked Sendable {
     private struct DownloadState {
         var temporaryDirectory: URL?
