@@ -83,6 +83,8 @@ let package = Package(
                 "URLLoadingTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The router's own list of routes, to check the OpenAPI document covers every one.
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -28,6 +28,7 @@ public enum GatewayApplication {
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(client: dependencies.client, logger: logger).add(to: router)
         MetricsRoutes(metrics: dependencies.metrics, client: dependencies.client, logger: logger).add(to: router)
+        OpenAPIRoute().add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: keys))
         let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Testing
 import URLLoading
 import URLLoadingTestSupport
 
@@ -52,8 +53,10 @@ struct GatewayFixture: Sendable {
     }
 
     /// A new tenant and a client holding its key.
-    func tenant(_ name: String = "tenant-\(UUID().uuidString.prefix(6))") async throws -> (id: String, client: GatewayClient) {
-        let (id, key) = try await admin.createTenant(name)
+    func tenant(
+        _ name: String = "tenant-\(UUID().uuidString.prefix(6))", sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (id: String, client: GatewayClient) {
+        let (id, key) = try await admin.createTenant(name, sourceLocation: sourceLocation)
         return (id, admin.with(key: key))
     }
 

@@ -1,0 +1,2015 @@
+/// The OpenAPI 3.1 document of every route `GatewayApplication` serves, as `GET /openapi.json` sends it.
+///
+/// Held as text in the binary so ferryd serves it from any working directory. Keep it in step with the
+/// routes: the end-to-end tests check every reply they get against it, and that every route in the
+/// router appears in it.
+enum OpenAPIDocument {
+    static let json = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "Ferry transfer gateway",
+    "version": "1",
+    "description": "ferryd: tenants submit download, upload and data jobs that the gateway's workers run; the admin manages tenants and their API keys. Every error is an RFC 9457 problem details document (application/problem+json) with a stable `code`. Ids are lower-case UUIDs; timestamps are RFC 3339 (ISO 8601) strings in UTC with fractional seconds. Optional fields are left out when they have no value, never null."
+  },
+  "servers": [
+    {
+      "url": "/"
+    }
+  ],
+  "security": [
+    {
+      "bearer": []
+    }
+  ],
+  "tags": [
+    {
+      "name": "health",
+      "description": "Liveness and readiness, without authentication."
+    },
+    {
+      "name": "jobs",
+      "description": "A tenant's own jobs (tenant API key)."
+    },
+    {
+      "name": "blobs",
+      "description": "Bodies for later upload jobs (tenant API key)."
+    },
+    {
+      "name": "admin",
+      "description": "Tenants, their keys, and every tenant's jobs (admin API key)."
+    }
+  ],
+  "paths": {
+    "/healthz": {
+      "get": {
+        "operationId": "health",
+        "tags": [
+          "health"
+        ],
+        "summary": "The process answers",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "Alive.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/HealthStatus"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/readyz": {
+      "get": {
+        "operationId": "ready",
+        "tags": [
+          "health"
+        ],
+        "summary": "The process and its database answer",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "Ready: the database answered within 2 seconds.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReadyStatus"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "The database does not answer (`database_unavailable`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/openapi.json": {
+      "get": {
+        "operationId": "openAPI",
+        "tags": [
+          "health"
+        ],
+        "summary": "This document",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The OpenAPI 3.1 document describing every route.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "openapi",
+                    "info",
+                    "paths"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/jobs": {
+      "post": {
+        "operationId": "submitJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Submit a job",
+        "description": "Validates the whole body and answers 400 listing every bad field. With an `Idempotency-Key`, the same key and the same body return the job made the first time (200, `Idempotent-Replayed: true`); the same key with another body is a 409.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/JobSubmission"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The job, queued.",
+            "headers": {
+              "Location": {
+                "required": true,
+                "description": "`/v1/jobs/{id}` of the new job.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJob"
+                }
+              }
+            }
+          },
+          "200": {
+            "description": "The same `Idempotency-Key` and body as an earlier submission: the job it made.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "true"
+                  ]
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "description": "The body's blob (`blob_not_found`), job (`job_not_found`) or session (`session_not_found`) is not this tenant's or does not exist.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "`idempotency_key_reused` (another body with this key), `idempotency_key_in_use` (a concurrent request holds the key; retry), `session_invalidated`, or `job_content_unavailable` (the body's job has not succeeded).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "429": {
+            "description": "The tenant's queue is full (`queue_full`).",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listJobs",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "The tenant's jobs, newest first, a page at a time",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/State"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of jobs.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJobPage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "getJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "One of the tenant's jobs",
+        "responses": {
+          "200": {
+            "description": "The job.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJob"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Delete a finished job and its content",
+        "responses": {
+          "204": {
+            "description": "Deleted, with its content file."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "The job has not finished (`job_not_finished`); cancel it first.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}/content": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "getJobContent",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "A succeeded job's content, whole or one byte range",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Range"
+          },
+          {
+            "$ref": "#/components/parameters/IfRange"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The whole content, with the type the origin gave it (else application/octet-stream).",
+            "headers": {
+              "Accept-Ranges": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "bytes"
+                  ]
+                }
+              },
+              "ETag": {
+                "required": true,
+                "description": "The content's SHA-256 in quotes.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Length": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "*/*": {
+                "schema": {
+                  "type": "string",
+                  "contentMediaType": "application/octet-stream"
+                }
+              }
+            }
+          },
+          "206": {
+            "description": "The requested range (a single range; several ranges get the whole content).",
+            "headers": {
+              "Accept-Ranges": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "bytes"
+                  ]
+                }
+              },
+              "ETag": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Range": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Length": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "*/*": {
+                "schema": {
+                  "type": "string",
+                  "contentMediaType": "application/octet-stream"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "The job has not succeeded, so it has no content (`job_content_unavailable`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "410": {
+            "description": "The content file is gone (`content_missing`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "416": {
+            "description": "The range lies outside the content (`range_not_satisfiable`).",
+            "headers": {
+              "Content-Range": {
+                "required": true,
+                "description": "`bytes */{size}`",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}/cancel": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "cancelJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Cancel a job",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/TenantJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/TenantJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}/pause": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "pauseJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Pause a job, keeping what it has transferred",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/TenantJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/TenantJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}/resume": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "resumeJob",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Queue a paused job again",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/TenantJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/TenantJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/blobs": {
+      "put": {
+        "operationId": "putBlob",
+        "tags": [
+          "blobs"
+        ],
+        "summary": "Store a body for later upload jobs",
+        "description": "The body is streamed to disk and hashed on the way; its Content-Type is kept.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "*/*": {
+              "schema": {
+                "type": "string",
+                "contentMediaType": "application/octet-stream"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The stored blob.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Blob"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "507": {
+            "description": "The blob cannot be written (`cannot_write_file`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/admin/tenants": {
+      "post": {
+        "operationId": "createTenant",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Create a tenant and its first API key",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewTenant"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The tenant, with its first API key (shown only here).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedTenant"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listTenants",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Every tenant",
+        "responses": {
+          "200": {
+            "description": "Every tenant, oldest first, without keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/tenants/{tenant}/keys": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/TenantID"
+        }
+      ],
+      "post": {
+        "operationId": "createKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Another API key for a tenant",
+        "description": "The body is optional; a body that cannot be read is ignored (the key gets no label).",
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewKey"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The key, with its secret (shown only here).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedKey"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listKeys",
+        "tags": [
+          "admin"
+        ],
+        "summary": "A tenant's API keys, without their secrets",
+        "description": "A tenant id that is not a UUID is a 404; a UUID of no tenant gives an empty list.",
+        "responses": {
+          "200": {
+            "description": "The keys, oldest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/KeyList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/tenants/{tenant}/keys/{key}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/TenantID"
+        },
+        {
+          "$ref": "#/components/parameters/KeyID"
+        }
+      ],
+      "delete": {
+        "operationId": "revokeKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Revoke a tenant's API key",
+        "responses": {
+          "204": {
+            "description": "Revoked (revoking a revoked key changes nothing)."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs": {
+      "get": {
+        "operationId": "adminListJobs",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Every tenant's jobs, newest first, a page at a time",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/State"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of jobs.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminJobPage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "adminGetJob",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Any tenant's job",
+        "responses": {
+          "200": {
+            "description": "The job.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminJob"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs/{id}/cancel": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "adminCancelJob",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Cancel any tenant's job",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/AdminJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/AdminJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs/{id}/pause": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "adminPauseJob",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Pause any tenant's job",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/AdminJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/AdminJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs/{id}/resume": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "adminResumeJob",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Queue any tenant's paused job again",
+        "responses": {
+          "200": {
+            "$ref": "#/components/responses/AdminJobChanged"
+          },
+          "202": {
+            "$ref": "#/components/responses/AdminJobStopRequested"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/IllegalTransition"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "securitySchemes": {
+      "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A tenant's API key for /v1 routes other than /v1/admin; the admin key for /v1/admin."
+      }
+    },
+    "parameters": {
+      "JobID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A job id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "TenantID": {
+        "name": "tenant",
+        "in": "path",
+        "required": true,
+        "description": "A tenant id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "KeyID": {
+        "name": "key",
+        "in": "path",
+        "required": true,
+        "description": "An API key's id (not the key).",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "State": {
+        "name": "state",
+        "in": "query",
+        "required": false,
+        "description": "Only jobs in this state.",
+        "schema": {
+          "$ref": "#/components/schemas/JobState"
+        }
+      },
+      "Limit": {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Jobs per page.",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      "Cursor": {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "The `next_cursor` of the previous page.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "1 to 255 visible ASCII characters, per tenant.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "pattern": "^[!-~]+$"
+        }
+      },
+      "Range": {
+        "name": "Range",
+        "in": "header",
+        "required": false,
+        "description": "One byte range (RFC 9110 §14.2), e.g. `bytes=1000-` or `bytes=-500`.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "IfRange": {
+        "name": "If-Range",
+        "in": "header",
+        "required": false,
+        "description": "The content's ETag: the range applies only while it matches.",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "responses": {
+      "InvalidRequest": {
+        "description": "`invalid_request`: `errors` names every bad field (a dotted path into the body, or the query parameter or header).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/ValidationProblem"
+            }
+          }
+        }
+      },
+      "Unauthorized": {
+        "description": "No, a malformed, an unknown or a revoked API key (`unauthenticated`, `invalid_api_key`).",
+        "headers": {
+          "WWW-Authenticate": {
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "TenantKeyRequired": {
+        "description": "The admin key on a tenant's route (`tenant_key_required`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "AdminKeyRequired": {
+        "description": "A tenant's key on an admin route (`admin_key_required`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "NotFound": {
+        "description": "No such thing, or another tenant's (`not_found`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "IllegalTransition": {
+        "description": "The job's state does not allow this (`illegal_transition`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "ContentTooLarge": {
+        "description": "The body is too large (`body_too_large`): JSON bodies at most 1 MiB, blobs at most 64 GiB.",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "InternalError": {
+        "description": "The server failed (`internal_error`); the detail says nothing about internals.",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "TenantJobChanged": {
+        "description": "The job changed at once (it was not running).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/TenantJob"
+            }
+          }
+        }
+      },
+      "TenantJobStopRequested": {
+        "description": "The job is running: its worker was asked to stop (`stop_requested`) and will soon.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/TenantJob"
+            }
+          }
+        }
+      },
+      "AdminJobChanged": {
+        "description": "The job changed at once (it was not running).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminJob"
+            }
+          }
+        }
+      },
+      "AdminJobStopRequested": {
+        "description": "The job is running: its worker was asked to stop (`stop_requested`) and will soon.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/AdminJob"
+            }
+          }
+        }
+      }
+    },
+    "schemas": {
+      "ID": {
+        "type": "string",
+        "format": "uuid",
+        "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+      },
+      "Timestamp": {
+        "type": "string",
+        "format": "date-time"
+      },
+      "SHA256": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{64}$"
+      },
+      "HeaderMap": {
+        "type": "object",
+        "description": "Lower-case names; repeated fields joined with \", \"; credentials shown as <redacted>.",
+        "additionalProperties": {
+          "type": "string"
+        }
+      },
+      "JobState": {
+        "type": "string",
+        "enum": [
+          "queued",
+          "running",
+          "paused",
+          "waiting_for_decision",
+          "retrying",
+          "succeeded",
+          "failed",
+          "cancelled"
+        ]
+      },
+      "Job": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "kind",
+          "state",
+          "attempt",
+          "max_attempts",
+          "priority",
+          "created_at",
+          "updated_at",
+          "request",
+          "progress"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "tenant": {
+            "$ref": "#/components/schemas/ID",
+            "description": "Whose job: only in /v1/admin views."
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "download",
+              "upload",
+              "data"
+            ]
+          },
+          "state": {
+            "$ref": "#/components/schemas/JobState"
+          },
+          "stop_requested": {
+            "type": "string",
+            "enum": [
+              "pause",
+              "cancel"
+            ],
+            "description": "A running job's worker was asked to stop."
+          },
+          "attempt": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "max_attempts": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "priority": {
+            "type": "integer",
+            "description": "Higher runs first."
+          },
+          "session": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updated_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "finished_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "request": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "url",
+              "method",
+              "headers"
+            ],
+            "properties": {
+              "url": {
+                "type": "string"
+              },
+              "method": {
+                "type": "string"
+              },
+              "headers": {
+                "$ref": "#/components/schemas/HeaderMap"
+              }
+            }
+          },
+          "progress": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "bytes_done"
+            ],
+            "properties": {
+              "bytes_done": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "bytes_expected": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "rate": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Bytes per second."
+              }
+            }
+          },
+          "response": {
+            "type": "object",
+            "description": "The final response of the last attempt.",
+            "additionalProperties": false,
+            "required": [
+              "headers",
+              "url"
+            ],
+            "properties": {
+              "status": {
+                "type": "integer"
+              },
+              "headers": {
+                "$ref": "#/components/schemas/HeaderMap"
+              },
+              "url": {
+                "type": "string"
+              }
+            }
+          },
+          "result": {
+            "type": "object",
+            "description": "What a succeeded job produced: its content.",
+            "additionalProperties": false,
+            "required": [
+              "size",
+              "sha256"
+            ],
+            "properties": {
+              "size": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "sha256": {
+                "$ref": "#/components/schemas/SHA256"
+              },
+              "content_type": {
+                "type": "string"
+              }
+            }
+          },
+          "error": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "type": "string"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "TenantJob": {
+        "description": "A job as its tenant sees it: without `tenant`.",
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/Job"
+          },
+          {
+            "not": {
+              "required": [
+                "tenant"
+              ]
+            }
+          }
+        ]
+      },
+      "AdminJob": {
+        "description": "A job as the admin sees it: with `tenant`.",
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/Job"
+          },
+          {
+            "required": [
+              "tenant"
+            ]
+          }
+        ]
+      },
+      "TenantJobPage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "jobs"
+        ],
+        "properties": {
+          "jobs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/TenantJob"
+            }
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Absent on the last page."
+          }
+        }
+      },
+      "AdminJobPage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "jobs"
+        ],
+        "properties": {
+          "jobs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AdminJob"
+            }
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Absent on the last page."
+          }
+        }
+      },
+      "JobSubmission": {
+        "type": "object",
+        "required": [
+          "kind",
+          "request"
+        ],
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "download",
+              "upload",
+              "data"
+            ]
+          },
+          "request": {
+            "type": "object",
+            "required": [
+              "url"
+            ],
+            "properties": {
+              "url": {
+                "type": "string",
+                "description": "Absolute: http, https, ftp or ftps, without user information."
+              },
+              "method": {
+                "type": "string",
+                "description": "Default GET, or POST for uploads."
+              },
+              "headers": {
+                "type": "object",
+                "maxProperties": 64,
+                "additionalProperties": {
+                  "type": "string",
+                  "maxLength": 8192
+                },
+                "description": "Not hop-by-hop fields, Host, Content-Length, Expect or Proxy-Authorization."
+              },
+              "body": {
+                "description": "A string (sent as UTF-8), or exactly one of base64 bytes, a blob of this tenant, or a succeeded job's content. Upload jobs need one.",
+                "oneOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "base64"
+                    ],
+                    "properties": {
+                      "base64": {
+                        "type": "string",
+                        "contentEncoding": "base64"
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "blob"
+                    ],
+                    "properties": {
+                      "blob": {
+                        "type": "string",
+                        "format": "uuid"
+                      }
+                    }
+                  },
+                  {
+                    "type": "object",
+                    "required": [
+                      "job"
+                    ],
+                    "properties": {
+                      "job": {
+                        "type": "string",
+                        "format": "uuid"
+                      }
+                    }
+                  }
+                ]
+              }
+            }
+          },
+          "session": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "priority": {
+            "type": "integer",
+            "minimum": -1000,
+            "maximum": 1000,
+            "default": 0
+          },
+          "retry": {
+            "type": "object",
+            "properties": {
+              "max_attempts": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 20,
+                "default": 3
+              }
+            }
+          },
+          "timeouts": {
+            "type": "object",
+            "properties": {
+              "idle": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 3600,
+                "description": "Seconds."
+              },
+              "total": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 604800,
+                "description": "Seconds."
+              }
+            }
+          },
+          "redirects": {
+            "type": "object",
+            "properties": {
+              "follow": {
+                "type": "boolean",
+                "default": true
+              },
+              "max": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 20,
+                "default": 10
+              }
+            }
+          },
+          "checksum": {
+            "type": "object",
+            "properties": {
+              "sha256": {
+                "type": "string",
+                "pattern": "^[0-9A-Fa-f]{64}$"
+              }
+            }
+          },
+          "callback": {
+            "type": "object",
+            "required": [
+              "url"
+            ],
+            "properties": {
+              "url": {
+                "type": "string",
+                "description": "http or https."
+              }
+            }
+          }
+        }
+      },
+      "Blob": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "size",
+          "sha256"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "size": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "sha256": {
+            "$ref": "#/components/schemas/SHA256"
+          },
+          "content_type": {
+            "type": "string",
+            "description": "The upload's Content-Type, when it had one."
+          }
+        }
+      },
+      "NewTenant": {
+        "type": "object",
+        "required": [
+          "name"
+        ],
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "max_running_jobs": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "max_queued_jobs": {
+            "type": "integer",
+            "minimum": 1
+          }
+        }
+      },
+      "Tenant": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "created_at",
+          "disabled"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "name": {
+            "type": "string"
+          },
+          "max_running_jobs": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "max_queued_jobs": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "disabled": {
+            "type": "boolean"
+          },
+          "api_key": {
+            "type": "string",
+            "description": "The tenant's first API key: only when the tenant is created."
+          }
+        }
+      },
+      "CreatedTenant": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/Tenant"
+          },
+          {
+            "required": [
+              "api_key"
+            ]
+          }
+        ]
+      },
+      "TenantList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "tenants"
+        ],
+        "properties": {
+          "tenants": {
+            "type": "array",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Tenant"
+                },
+                {
+                  "not": {
+                    "required": [
+                      "api_key"
+                    ]
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "NewKey": {
+        "type": "object",
+        "properties": {
+          "label": {
+            "type": "string"
+          }
+        }
+      },
+      "Key": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "created_at",
+          "revoked"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "label": {
+            "type": "string"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "revoked": {
+            "type": "boolean"
+          },
+          "api_key": {
+            "type": "string",
+            "description": "The key itself: only when it is created."
+          }
+        }
+      },
+      "CreatedKey": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/Key"
+          },
+          {
+            "required": [
+              "api_key"
+            ]
+          }
+        ]
+      },
+      "KeyList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "keys"
+        ],
+        "properties": {
+          "keys": {
+            "type": "array",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Key"
+                },
+                {
+                  "not": {
+                    "required": [
+                      "api_key"
+                    ]
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "HealthStatus": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "const": "ok"
+          }
+        }
+      },
+      "ReadyStatus": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "const": "ready"
+          }
+        }
+      },
+      "Problem": {
+        "type": "object",
+        "description": "RFC 9457 problem details with a stable `code`.",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "title",
+          "status",
+          "detail",
+          "code"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "format": "uri",
+            "description": "https://ferry.invalid/problems/{code}"
+          },
+          "title": {
+            "type": "string",
+            "description": "The status's reason phrase."
+          },
+          "status": {
+            "type": "integer",
+            "minimum": 400,
+            "maximum": 599
+          },
+          "detail": {
+            "type": "string"
+          },
+          "code": {
+            "type": "string",
+            "pattern": "^[a-z0-9_]+$"
+          },
+          "errors": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/FieldError"
+            }
+          }
+        }
+      },
+      "ValidationProblem": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/Problem"
+          },
+          {
+            "required": [
+              "errors"
+            ],
+            "properties": {
+              "code": {
+                "const": "invalid_request"
+              }
+            }
+          }
+        ]
+      },
+      "FieldError": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "field",
+          "message"
+        ],
+        "properties": {
+          "field": {
+            "type": "string",
+            "description": "A dotted path into the body (`request.url`, `retry.max_attempts`), `body`, or a query parameter or header name."
+          },
+          "message": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  }
+}
+"""#
+}
