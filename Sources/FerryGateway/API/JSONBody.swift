@@ -17,6 +17,19 @@ enum JSONBody {
         }
     }
 
+    /// Like `decode`, for an optional body: nil when the request has none.
+    static func decodeIfPresent<Value: Decodable>(
+        _ type: Value.Type, from request: Request, context: GatewayRequestContext
+    ) async throws -> Value? {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw Problem.invalid([fieldError(error)])
+        }
+    }
+
     static func fieldError(_ error: DecodingError) -> Problem.FieldError {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")

@@ -38,6 +38,14 @@ enum OpenAPIDocument {
     {
       "name": "admin",
       "description": "Tenants, their keys, and every tenant's jobs (admin API key)."
+    },
+    {
+      "name": "sessions",
+      "description": "A tenant's sessions, the configurations jobs run in (tenant API key)."
+    },
+    {
+      "name": "metrics",
+      "description": "Prometheus metrics, without authentication."
     }
   ],
   "paths": {
@@ -121,6 +129,32 @@ enum OpenAPIDocument {
                 }
               }
             }
+          }
+        }
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "tags": [
+          "metrics"
+        ],
+        "summary": "Prometheus metrics",
+        "description": "Jobs by state (from the database: every ferryd), and this process's running transfers, bytes received, attempts by outcome and API latency histogram by route template.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The Prometheus text exposition format, version 0.0.4.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -675,6 +709,169 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/sessions": {
+      "post": {
+        "operationId": "createSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Create a session",
+        "description": "Jobs that name the session (`\"session\": id`) run with its configuration: its headers unless the job sets the same field, its idle timeout unless the job has one, its per-host connection limit, TLS bounds and proxy.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewSession"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The session.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listSessions",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "The tenant's sessions, newest first (at most 1,000)",
+        "responses": {
+          "200": {
+            "description": "The sessions.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SessionList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/SessionID"
+        }
+      ],
+      "get": {
+        "operationId": "getSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "One session",
+        "responses": {
+          "200": {
+            "description": "The session.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "invalidateSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Invalidate a session",
+        "description": "Either way the session takes no new jobs. `finish` lets its jobs run to the end; `cancel` cancels its waiting jobs at once and its running ones through their workers. Invalidating again is harmless.",
+        "parameters": [
+          {
+            "name": "mode",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "finish",
+                "cancel"
+              ],
+              "default": "finish"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The invalidated session.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/v1/admin/tenants": {
       "post": {
         "operationId": "createTenant",
@@ -761,7 +958,7 @@ enum OpenAPIDocument {
           "admin"
         ],
         "summary": "Another API key for a tenant",
-        "description": "The body is optional; a body that cannot be read is ignored (the key gets no label).",
+        "description": "The body is optional; when given it must be a JSON object (`label`, at most 200 characters).",
         "requestBody": {
           "required": false,
           "content": {
@@ -783,6 +980,9 @@ enum OpenAPIDocument {
               }
             }
           },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
@@ -791,6 +991,9 @@ enum OpenAPIDocument {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -803,7 +1006,7 @@ enum OpenAPIDocument {
           "admin"
         ],
         "summary": "A tenant's API keys, without their secrets",
-        "description": "A tenant id that is not a UUID is a 404; a UUID of no tenant gives an empty list.",
+        "description": "A tenant id that is not a UUID, or the UUID of no tenant, is a 404.",
         "responses": {
           "200": {
             "description": "The keys, oldest first.",
@@ -1155,6 +1358,16 @@ enum OpenAPIDocument {
         "description": "The content's ETag: the range applies only while it matches.",
         "schema": {
           "type": "string"
+        }
+      },
+      "SessionID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A session id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
         }
       }
     },
@@ -1839,7 +2052,8 @@ enum OpenAPIDocument {
         "type": "object",
         "properties": {
           "label": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 200
           }
         }
       },
@@ -2005,6 +2219,191 @@ enum OpenAPIDocument {
           },
           "message": {
             "type": "string"
+          }
+        }
+      },
+      "SessionConfiguration": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "additional_headers"
+        ],
+        "properties": {
+          "timeouts": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "idle"
+            ],
+            "properties": {
+              "idle": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 3600
+              }
+            }
+          },
+          "max_connections_per_host": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 64
+          },
+          "tls": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "minimum": {
+                "type": "string",
+                "enum": [
+                  "1.0",
+                  "1.1",
+                  "1.2",
+                  "1.3"
+                ]
+              },
+              "maximum": {
+                "type": "string",
+                "enum": [
+                  "1.0",
+                  "1.1",
+                  "1.2",
+                  "1.3"
+                ]
+              }
+            }
+          },
+          "proxy": {
+            "type": "string",
+            "description": "http://host:port or socks5h://host:port; a password in it is shown as <redacted>."
+          },
+          "additional_headers": {
+            "$ref": "#/components/schemas/HeaderMap"
+          }
+        }
+      },
+      "NewSession": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "default",
+              "ephemeral",
+              "background"
+            ],
+            "default": "default"
+          },
+          "configuration": {
+            "type": "object",
+            "properties": {
+              "timeouts": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "idle"
+                ],
+                "properties": {
+                  "idle": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 3600
+                  }
+                }
+              },
+              "max_connections_per_host": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 64
+              },
+              "tls": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "minimum": {
+                    "type": "string",
+                    "enum": [
+                      "1.0",
+                      "1.1",
+                      "1.2",
+                      "1.3"
+                    ]
+                  },
+                  "maximum": {
+                    "type": "string",
+                    "enum": [
+                      "1.0",
+                      "1.1",
+                      "1.2",
+                      "1.3"
+                    ]
+                  }
+                }
+              },
+              "proxy": {
+                "type": "string",
+                "description": "http://host:port or socks5h://host:port; a password in it is shown as <redacted>."
+              },
+              "additional_headers": {
+                "type": "object",
+                "additionalProperties": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      },
+      "Session": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "kind",
+          "configuration",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "default",
+              "ephemeral",
+              "background"
+            ]
+          },
+          "configuration": {
+            "$ref": "#/components/schemas/SessionConfiguration"
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "invalidated_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "invalidation_mode": {
+            "type": "string",
+            "enum": [
+              "finish",
+              "cancel"
+            ]
+          }
+        }
+      },
+      "SessionList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "sessions"
+        ],
+        "properties": {
+          "sessions": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Session"
+            }
           }
         }
       }

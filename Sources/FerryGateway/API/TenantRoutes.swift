@@ -92,7 +92,8 @@ struct TenantRoutes {
         group.post("/tenants/{tenant}/keys") { request, context in
             try context.requireAdmin()
             let tenant = try Self.id(context, "tenant")
-            let label = request.headers[.contentLength] == "0" ? nil : (try? await JSONBody.decode(NewKey.self, from: request, context: context))?.value.label
+            let label = try await JSONBody.decodeIfPresent(NewKey.self, from: request, context: context)?.label
+            if let label, label.count > 200 { throw Problem.invalid([.init(field: "label", message: "at most 200 characters")]) }
             guard let (key, keyID) = try await keys.createKey(tenant: tenant, label: label) else { throw Problem.notFound("tenant \(tenant)") }
             return EditedResponse(
                 status: .created,
@@ -101,7 +102,7 @@ struct TenantRoutes {
         group.get("/tenants/{tenant}/keys") { _, context in
             try context.requireAdmin()
             let tenant = try Self.id(context, "tenant")
-            let list = try await keys.keys(of: tenant)
+            guard let list = try await keys.keys(of: tenant) else { throw Problem.notFound("tenant \(tenant)") }
             return KeyList(keys: list.map { KeyView(id: $0.id.lowercasedString, label: $0.label, createdAt: JobView.timestamp($0.createdAt), revoked: $0.revoked) })
         }
         group.delete("/tenants/{tenant}/keys/{key}") { _, context in
@@ -116,7 +117,7 @@ struct TenantRoutes {
     /// A UUID path parameter; anything else is a 404 (no such thing can exist).
     static func id(_ context: GatewayRequestContext, _ name: String) throws -> UUID {
         guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else {
-            throw Problem(.notFound, code: "not_found", "no \(name) has the id '\(context.parameters.get(name) ?? "")'")
+            throw Problem(.notFound, code: "not_found", "nothing has the id '\(context.parameters.get(name) ?? "")': ids are UUIDs")
         }
         return id
     }

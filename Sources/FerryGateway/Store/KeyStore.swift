@@ -94,12 +94,19 @@ public struct KeyStore: Sendable {
         public var revoked: Bool
     }
 
-    public func keys(of tenant: UUID) async throws -> [KeyInfo] {
+    /// The tenant's keys, oldest first; nil when there is no such tenant.
+    public func keys(of tenant: UUID) async throws -> [KeyInfo]? {
+        // The tenant row joined in, so "no keys" and "no tenant" differ.
         let rows = try await client.query(
-            "SELECT id, label, created_at, revoked_at FROM api_keys WHERE tenant_id = \(tenant) ORDER BY created_at, id", logger: logger)
-        var keys: [KeyInfo] = []
-        for try await (id, label, createdAt, revokedAt) in rows.decode((UUID, String?, Date, Date?).self) {
-            keys.append(KeyInfo(id: id, label: label, createdAt: createdAt, revoked: revokedAt != nil))
+            """
+            SELECT k.id, k.label, k.created_at, k.revoked_at FROM tenants t LEFT JOIN api_keys k ON k.tenant_id = t.id
+            WHERE t.id = \(tenant) ORDER BY k.created_at, k.id
+            """, logger: logger)
+        var keys: [KeyInfo]?
+        for try await (id, label, createdAt, revokedAt) in rows.decode((UUID?, String?, Date?, Date?).self) {
+            var found = keys ?? []
+            if let id, let createdAt { found.append(KeyInfo(id: id, label: label, createdAt: createdAt, revoked: revokedAt != nil)) }
+            keys = found
         }
         return keys
     }
