@@ -102,7 +102,10 @@ struct JobRunner: Sendable {
                 }
                 task = try session.downloadTask(with: request, uploading: .file(URL(fileURLWithPath: path)))
             case nil:
-                if let text = job.resumeData, let resumeData = try? ResumeData(jsonData: Data(text.utf8)) {
+                if let text = job.resumeData, let stored = try? ResumeData(jsonData: Data(text.utf8)) {
+                    // The stored resume data may be a few seconds older than the file (a killed
+                    // ferryd wrote on until it died): continue after everything it wrote.
+                    let resumeData = await Self.offTheCooperativePool { stored.coveringWholePartialFile() }
                     task = try session.downloadTask(withResumeData: resumeData)
                 } else {
                     task = try session.downloadTask(with: request)
@@ -113,6 +116,13 @@ struct JobRunner: Sendable {
         }
         task.temporaryDirectory = directory
         return task
+    }
+
+    /// Runs blocking file work (reading a partial file of gigabytes) on a thread of its own.
+    static func offTheCooperativePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
     }
 
     // MARK: - Running it

@@ -6,18 +6,29 @@ import PostgresNIO
 public struct KeyStore: Sendable {
     let client: PostgresClient
     let logger: Logger
+    let recentCallers: CallerCache
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, recentCallers: CallerCache = CallerCache()) {
         self.client = client
         self.logger = logger
+        self.recentCallers = recentCallers
     }
 
     /// The caller a key belongs to, or nil for an unknown, revoked or disabled tenant's key.
+    /// Known keys are remembered for `CallerCache.lifetime`, so most requests cost no query for it.
     public func caller(for key: APIKey) async throws -> Caller? {
+        let hash = key.hash
+        if let caller = recentCallers.caller(for: hash) { return caller }
+        guard let caller = try await lookUpCaller(hash: hash) else { return nil }
+        recentCallers.remember(caller, for: hash)
+        return caller
+    }
+
+    private func lookUpCaller(hash: Data) async throws -> Caller? {
         let rows = try await client.query(
             """
             SELECT k.id, k.tenant_id FROM api_keys k LEFT JOIN tenants t ON t.id = k.tenant_id
-            WHERE k.key_hash = \(key.hash) AND k.revoked_at IS NULL AND t.disabled_at IS NULL
+            WHERE k.key_hash = \(hash) AND k.revoked_at IS NULL AND t.disabled_at IS NULL
             """, logger: logger)
         for try await (keyID, tenantID) in rows.decode((UUID, UUID?).self) {
             if let tenantID { return .tenant(tenantID, keyID: keyID) }
@@ -120,6 +131,8 @@ public struct KeyStore: Sendable {
             """, logger: logger)
         var revoked = false
         for try await _ in rows { revoked = true }
+        // At once in this process; other ferryd processes stop accepting it within `CallerCache.lifetime`.
+        if revoked { recentCallers.forgetAll() }
         return revoked
     }
 

@@ -20,7 +20,10 @@ struct GatewayRecoveryTests {
             let (_, client) = try await fixture.tenant()
             let id = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/\(Self.size)?pace_ms=50")]])
             #expect(try await Self.waitForResumeData(id, fixture))
+            // Let it write on past the stored resume data, as a real crash would.
+            try await Task.sleep(for: .seconds(1))
             await fixture.server.kill()
+            let storedOffset = Int(await DatabaseQuery.text("SELECT resume_data->>'offset' FROM jobs WHERE id = '\(id)'", fixture.database) ?? "") ?? 0
 
             let restarted = try await fixture.startAnother(name: "restarted")
             let client2 = client.with(baseURL: restarted.baseURL)
@@ -30,6 +33,9 @@ struct GatewayRecoveryTests {
             #expect((job["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(Self.size))
             let ranges = fixture.origin.requests.compactMap { $0.header("Range") }
             #expect(ranges.contains { $0 != "bytes=0-" }, "the restarted ferryd continued with a Range request: \(ranges)")
+            // It continued after everything the killed ferryd wrote, not from the older stored offset.
+            let continuedAt = ranges.compactMap { Int($0.dropFirst("bytes=".count).dropLast()) }.max() ?? 0
+            #expect(continuedAt > storedOffset, "continued at \(continuedAt); the stored resume data said \(storedOffset)")
             let outcomes = await DatabaseQuery.text(
                 "SELECT string_agg(coalesce(outcome, 'open'), ',' ORDER BY attempt) FROM job_attempts WHERE job_id = '\(id)'", fixture.database)
             #expect(outcomes == "interrupted,succeeded")
