@@ -9,6 +9,7 @@ struct JobRoutes {
     let jobs: JobStore
     let files: GatewayFiles
     let urlPolicy: OutboundURLPolicy
+    let recentJobs = RecentJobs()
 
     static let defaultPageSize = 50
     static let maximumPageSize = 500
@@ -39,9 +40,9 @@ struct JobRoutes {
         group.delete("/jobs/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            if let file = try await jobs.delete(id, scope: .tenant(tenant)), let path = files.absolute(file) {
-                unlink(path)
-            }
+            let file = try await jobs.delete(id, scope: .tenant(tenant))
+            recentJobs.forget(id)
+            if let file, let path = files.absolute(file) { unlink(path) }
             return HTTPResponse.Status.noContent
         }
     }
@@ -65,7 +66,9 @@ struct JobRoutes {
         group.get("/jobs/{id}") { _, context in
             let scope = try scope(context)
             let id = try TenantRoutes.id(context, "id")
+            if let job = recentJobs.job(id, scope: scope) { return JobView(job, showTenant: showTenant) }
             guard let job = try await jobs.job(id, scope: scope) else { throw Problem.notFound("job \(id)") }
+            recentJobs.remember(job)
             return JobView(job, showTenant: showTenant)
         }
         for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {
@@ -73,6 +76,8 @@ struct JobRoutes {
                 let scope = try scope(context)
                 let id = try TenantRoutes.id(context, "id")
                 let job = try await jobs.control(id, event: event, scope: scope)
+                // After the change: a read racing it may have remembered the job as it was.
+                recentJobs.forget(id)
                 // A running job stops when its worker sees the request: accepted, not yet done.
                 let status: HTTPResponse.Status = job.stopRequest == nil ? .ok : .accepted
                 return EditedResponse(status: status, response: JobView(job, showTenant: showTenant))

@@ -7,23 +7,17 @@ import URLLoadingTestSupport
 struct GatewayRecoveryTests {
     static let size = 8 << 20
 
-    /// Waits until the job's row holds resume data (written every few heartbeats).
-    static func waitForResumeData(_ id: String, _ fixture: GatewayFixture) async throws -> Bool {
-        try await DatabaseQuery.wait(timeout: .seconds(60)) {
-            await DatabaseQuery.bool("SELECT resume_data IS NOT NULL FROM jobs WHERE id = '\(id)'", fixture.database)
-        }
-    }
-
     @Test("kill -9 of ferryd mid-download, then a restart: the job is taken over after its lease, continues with Range, and ends with the right SHA-256 (DL-12)")
     func killNineThenRestart() async throws {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let id = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/\(Self.size)?pace_ms=50")]])
-            #expect(try await Self.waitForResumeData(id, fixture))
-            // Let it write on past the stored resume data, as a real crash would.
-            try await Task.sleep(for: .seconds(1))
-            await fixture.server.kill()
+            // Killed once it has written past its stored resume data (progress is stored every
+            // second, resume data every few), as a real crash would find it.
+            let aheadOfSnapshot = "SELECT bytes_done > (resume_data->>'offset')::bigint FROM jobs WHERE id = '\(id)'"
+            #expect(try await DatabaseQuery.wait(timeout: .seconds(60)) { await DatabaseQuery.bool(aheadOfSnapshot, fixture.database) })
             let storedOffset = Int(await DatabaseQuery.text("SELECT resume_data->>'offset' FROM jobs WHERE id = '\(id)'", fixture.database) ?? "") ?? 0
+            await fixture.server.kill()
 
             let restarted = try await fixture.startAnother(name: "restarted")
             let client2 = client.with(baseURL: restarted.baseURL)
