@@ -37,6 +37,12 @@ public struct JobSpecification: Sendable, Equatable {
         /// The downloaded content of another succeeded job of the same tenant.
         case jobContent(UUID)
 
+        /// A blob or another job's content: rows that must exist, and be the tenant's.
+        public var refersToStoredContent: Bool {
+            if case .inline = self { return false }
+            return true
+        }
+
         private enum CodingKeys: String, CodingKey { case inline, blob, job }
 
         public init(from decoder: any Decoder) throws {

@@ -41,6 +41,12 @@ public struct JobStore: Sendable {
     ) async throws -> SubmitOutcome {
         let logger = self.logger
         let defaultMaxQueued = defaultMaxQueuedJobs
+        if idempotencyKey == nil, job.sessionID == nil, !(job.request.body?.refersToStoredContent ?? false) {
+            // The common case needs no checks beyond the queue's room: one statement, one round trip.
+            return .created(try await client.withConnection { connection in
+                try await Self.insert(job, tenant: tenant, idempotencyKey: nil, hash: nil, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger)
+            })
+        }
         return try await client.withTransaction(logger: logger) { connection in
             if let key = idempotencyKey, let existing = try await Self.job(idempotencyKey: key, tenant: tenant, on: connection, logger: logger) {
                 guard existing.hash == bodyDigest else {
@@ -49,27 +55,42 @@ public struct JobStore: Sendable {
                 }
                 return .replayed(existing.job)
             }
-            try await Self.checkQueueRoom(tenant: tenant, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
             if let session = job.sessionID { try await Self.checkSession(session, tenant: tenant, on: connection, logger: logger) }
             try await Self.checkBodySource(job.request.body, tenant: tenant, on: connection, logger: logger)
             let hash: Data? = idempotencyKey == nil ? nil : bodyDigest
-            let rows = try await connection.query(
-                """
-                INSERT INTO jobs (tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
-                VALUES (\(tenant), \(job.sessionID), \(job.kind.rawValue), \(job.priority),
-                        \(JobSpecification.json(job.request))::jsonb, \(JobSpecification.json(job.policies))::jsonb,
-                        \(job.maxAttempts), \(idempotencyKey), \(hash))
-                ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-                RETURNING \(unescaped: JobRecord.columns)
-                """, logger: logger)
-            for try await row in rows {
-                let created = try JobRecord(row: row)
-                try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger)
-                return .created(created)
-            }
-            // Another request with the same key won the race between our check and our insert.
-            throw Problem(.conflict, code: "idempotency_key_in_use", "a request with this Idempotency-Key is being processed; retry it")
+            return .created(try await Self.insert(
+                job, tenant: tenant, idempotencyKey: idempotencyKey, hash: hash, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger))
         }
+    }
+
+    /// Inserts the job if the tenant's queue has room, and notifies the workers, in one statement.
+    private static func insert(
+        _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, hash: Data?, defaultMaxQueued: Int,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> JobRecord {
+        let rows = try await connection.query(
+            """
+            WITH room AS (
+                SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying')) AS queued,
+                       coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultMaxQueued)) AS cap
+            ), inserted AS (
+                INSERT INTO jobs (tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
+                SELECT \(tenant), \(job.sessionID), \(job.kind.rawValue), \(job.priority),
+                       \(JobSpecification.json(job.request))::jsonb, \(JobSpecification.json(job.policies))::jsonb,
+                       \(job.maxAttempts), \(idempotencyKey), \(hash)
+                FROM room WHERE room.queued < room.cap
+                ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+                RETURNING *
+            ), wake AS (
+                SELECT pg_notify(\(JobQueue.channel), '') FROM inserted
+            )
+            SELECT \(unescaped: JobRecord.columns) FROM inserted, (SELECT count(*) FROM wake) AS woken
+            """, logger: logger)
+        for try await row in rows { return try JobRecord(row: row) }
+        // Nothing inserted: the queue is full (this throws saying so), or another request with the
+        // same key won the race between the idempotency check and the insert.
+        try await checkQueueRoom(tenant: tenant, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
+        throw Problem(.conflict, code: "idempotency_key_in_use", "a request with this Idempotency-Key is being processed; retry it")
     }
 
     private static func job(idempotencyKey: String, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (job: JobRecord, hash: Data)? {
