@@ -75,6 +75,13 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
+        // bench/ P4: the smallest Hummingbird server (one GET route, fixed JSON), the baseline
+        // ferryd's GET /v1/jobs/{id} is compared with.
+        .executableTarget(
+            name: "minimal-route",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "bench/MinimalRoute"
+        ),
         .testTarget(
             name: "FerryGatewayTests",
             dependencies: [
