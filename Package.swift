@@ -76,6 +76,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // bench/ P4: the smallest Hummingbird server (one GET route, fixed JSON), the baseline
+        // ferryd's GET /v1/jobs/{id} is compared with.
+        .executableTarget(
+            name: "minimal-route",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "bench/MinimalRoute"
+        ),
         .testTarget(
             name: "FerryGatewayTests",
             dependencies: [
