@@ -63,13 +63,14 @@ struct JobRoutes {
             let page = try await jobs.jobs(scope: scope, state: state, limit: limit, after: cursor)
             return JobPage(jobs: page.jobs.map { JobView($0, showTenant: showTenant) }, nextCursor: page.next?.token)
         }
-        group.get("/jobs/{id}") { _, context in
+        group.get("/jobs/{id}") { _, context -> Response in
             let scope = try scope(context)
             let id = try TenantRoutes.id(context, "id")
-            if let job = recentJobs.job(id, scope: scope) { return JobView(job, showTenant: showTenant) }
+            if let body = recentJobs.body(id, showsTenant: showTenant, scope: scope) { return Self.json(body) }
             guard let job = try await jobs.job(id, scope: scope) else { throw Problem.notFound("job \(id)") }
-            recentJobs.remember(job)
-            return JobView(job, showTenant: showTenant)
+            let body = ByteBuffer(data: try context.responseEncoder.encode(JobView(job, showTenant: showTenant)))
+            recentJobs.remember(body, of: job, showsTenant: showTenant)
+            return Self.json(body)
         }
         for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {
             group.post("/jobs/{id}/\(action)") { _, context in
@@ -83,6 +84,10 @@ struct JobRoutes {
                 return EditedResponse(status: status, response: JobView(job, showTenant: showTenant))
             }
         }
+    }
+
+    static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: body))
     }
 
     static func idempotencyKey(_ request: Request) throws -> String? {

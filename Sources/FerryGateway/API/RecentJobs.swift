@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Synchronization
 
 /// Jobs this process read in the last `lifetime`, for `GET /v1/jobs/{id}`: clients poll a job's
@@ -9,33 +10,44 @@ final class RecentJobs: Sendable {
     static let lifetime = Duration.milliseconds(200)
     static let capacity = 10_000
 
+    private struct Key: Hashable {
+        var id: UUID
+        /// The admin's view says whose job it is; a tenant's does not.
+        var showsTenant: Bool
+    }
+
     private struct Entry {
-        var job: JobRecord
+        var tenant: UUID
+        /// The view as encoded, so a poll costs neither a query nor an encoding.
+        var body: ByteBuffer
         var expires: ContinuousClock.Instant
     }
 
-    private let entries = Mutex<[UUID: Entry]>([:])
+    private let entries = Mutex<[Key: Entry]>([:])
 
-    /// The job as recently read, if it is in `scope` (another tenant's job is never returned).
-    func job(_ id: UUID, scope: JobStore.Scope) -> JobRecord? {
+    /// The job's view as recently encoded, if it is in `scope` (another tenant's job is never returned).
+    func body(_ id: UUID, showsTenant: Bool, scope: JobStore.Scope) -> ByteBuffer? {
         let now = ContinuousClock.now
         return entries.withLock { entries in
-            guard let entry = entries[id], entry.expires > now else { return nil }
-            if let tenant = scope.tenantID, entry.job.tenantID != tenant { return nil }
-            return entry.job
+            guard let entry = entries[Key(id: id, showsTenant: showsTenant)], entry.expires > now else { return nil }
+            if let tenant = scope.tenantID, entry.tenant != tenant { return nil }
+            return entry.body
         }
     }
 
-    func remember(_ job: JobRecord) {
+    func remember(_ body: ByteBuffer, of job: JobRecord, showsTenant: Bool) {
         let now = ContinuousClock.now
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries = entries.filter { $0.value.expires > now } }
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[job.id] = Entry(job: job, expires: now + Self.lifetime)
+            entries[Key(id: job.id, showsTenant: showsTenant)] = Entry(tenant: job.tenantID, body: body, expires: now + Self.lifetime)
         }
     }
 
     func forget(_ id: UUID) {
-        _ = entries.withLock { $0.removeValue(forKey: id) }
+        entries.withLock { entries in
+            entries[Key(id: id, showsTenant: false)] = nil
+            entries[Key(id: id, showsTenant: true)] = nil
+        }
     }
 }

@@ -41,8 +41,9 @@ public struct JobStore: Sendable {
     ) async throws -> SubmitOutcome {
         let logger = self.logger
         let defaultMaxQueued = defaultMaxQueuedJobs
-        if idempotencyKey == nil, job.sessionID == nil, !(job.request.body?.refersToStoredContent ?? false) {
-            // The common case needs no checks beyond the queue's room: one statement, one round trip.
+        if idempotencyKey == nil, !(job.request.body?.refersToStoredContent ?? false) {
+            // The common case: the queue's room and the session are checked by the insert itself,
+            // one statement, one round trip.
             return .created(try await client.withConnection { connection in
                 try await Self.insert(job, tenant: tenant, idempotencyKey: nil, hash: nil, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger)
             })
@@ -55,7 +56,6 @@ public struct JobStore: Sendable {
                 }
                 return .replayed(existing.job)
             }
-            if let session = job.sessionID { try await Self.checkSession(session, tenant: tenant, on: connection, logger: logger) }
             try await Self.checkBodySource(job.request.body, tenant: tenant, on: connection, logger: logger)
             let hash: Data? = idempotencyKey == nil ? nil : bodyDigest
             return .created(try await Self.insert(
@@ -79,6 +79,8 @@ public struct JobStore: Sendable {
                        \(JobSpecification.json(job.request))::jsonb, \(JobSpecification.json(job.policies))::jsonb,
                        \(job.maxAttempts), \(idempotencyKey), \(hash)
                 FROM room WHERE room.queued < room.cap
+                  AND (\(job.sessionID)::uuid IS NULL OR EXISTS (
+                      SELECT 1 FROM sessions s WHERE s.id = \(job.sessionID) AND s.tenant_id = \(tenant) AND s.invalidated_at IS NULL))
                 ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
                 RETURNING *
             ), wake AS (
@@ -87,8 +89,9 @@ public struct JobStore: Sendable {
             SELECT \(unescaped: JobRecord.columns) FROM inserted, (SELECT count(*) FROM wake) AS woken
             """, logger: logger)
         for try await row in rows { return try JobRecord(row: row) }
-        // Nothing inserted: the queue is full (this throws saying so), or another request with the
-        // same key won the race between the idempotency check and the insert.
+        // Nothing inserted: the session is not usable or the queue is full (these throw saying
+        // which), or another request with the same key won the race between its check and the insert.
+        if let session = job.sessionID { try await checkSession(session, tenant: tenant, on: connection, logger: logger) }
         try await checkQueueRoom(tenant: tenant, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
         throw Problem(.conflict, code: "idempotency_key_in_use", "a request with this Idempotency-Key is being processed; retry it")
     }
