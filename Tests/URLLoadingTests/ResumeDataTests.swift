@@ -696,7 +696,8 @@ enum Resume {
         let task = try session.downloadTask(with: Fixture.request(url))
         task.temporaryDirectory = directory.url
         task.resume()
-        try await Fixture.eventually("\(offset) bytes received", sourceLocation: sourceLocation) {
+        // Generous: with the whole suite running in parallel on two cores, the first bytes can take long.
+        try await Fixture.eventually(timeout: .seconds(90), "\(offset) bytes received", sourceLocation: sourceLocation) {
             task.progress.bytesReceived == offset
         }
         return task
