@@ -77,7 +77,7 @@ final class DownloadFile: @unchecked Sendable {
         } else if Int64(status.st_size) < offset {
             check = .shorter(than: offset, length: Int64(status.st_size))
         } else {
-            guard hashPrefix(of: descriptor, length: offset, into: &hasher) else {
+            guard hashBytes(of: descriptor, in: 0..<offset, into: &hasher) else {
                 let error = failure("cannot read")
                 Foundation.close(descriptor)
                 throw error
@@ -94,14 +94,14 @@ final class DownloadFile: @unchecked Sendable {
         return (DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep, hasher: hasher), check)
     }
 
-    /// Feeds the file's first `length` bytes to `hasher`; false on a read error or a short file.
-    private static func hashPrefix(of descriptor: Int32, length: Int64, into hasher: inout SHA256Hasher) -> Bool {
+    /// Feeds the file's bytes in `range` to `hasher`; false on a read error or a short file.
+    static func hashBytes(of descriptor: Int32, in range: Range<Int64>, into hasher: inout SHA256Hasher) -> Bool {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
-        var position: Int64 = 0
-        while position < length {
-            let wanted = Int(min(Int64(chunk), length - position))
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let wanted = Int(min(Int64(chunk), range.upperBound - position))
             let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }

@@ -22,21 +22,10 @@ extension ResumeData {
         let length = Int64(status.st_size)
 
         var hasher = SHA256Hasher()
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        var position: Int64 = 0
-        while position < length {
-            // Stop exactly at `offset` once, to compare the recorded prefix.
-            let limit = position < offset ? offset : length
-            let wanted = Int(min(Int64(chunk), limit - position))
-            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position))
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return self }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            position += Int64(count)
-            if position == offset, hasher.currentHexDigest != sha256.lowercased() { return self }
-        }
+        guard DownloadFile.hashBytes(of: descriptor, in: 0..<offset, into: &hasher),
+            hasher.currentHexDigest == sha256.lowercased(),
+            DownloadFile.hashBytes(of: descriptor, in: offset..<length, into: &hasher)
+        else { return self }
         var extended = self
         extended.offset = length
         extended.sha256 = hasher.currentHexDigest
