@@ -175,6 +175,24 @@ public final class Session: Sendable {
         return nil
     }
 
+    /// The answer to a challenge now when there is no delegate (default handling: AU-09, AU-22, TLS-02),
+    /// else nil and `reply` later. Connection-level challenges go to the session-level method first and
+    /// to the task-level one when it passes; all others go to the task-level one only (AU-05, AU-06).
+    func challengeDisposition(
+        for task: SessionTask, challenge: AuthenticationChallenge, reply: @escaping @Sendable (ChallengeDisposition) -> Void
+    ) -> ChallengeDisposition? {
+        guard let delegate else { return .performDefaultHandling }
+        Task {
+            if challenge.protectionSpace.authenticationMethod.isConnectionLevel,
+               let answer = await delegate.session(self, didReceive: challenge) {
+                reply(answer)
+                return
+            }
+            reply(await delegate.session(self, task: task, didReceive: challenge))
+        }
+        return nil
+    }
+
     /// Asks the delegate for a fresh body stream (UP-05); nil without a delegate.
     func newBodyStream(for task: SessionTask, reply: @escaping @Sendable (UploadBody.Stream?) -> Void) {
         guard let delegate else {

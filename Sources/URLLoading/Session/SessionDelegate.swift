@@ -31,6 +31,14 @@ public protocol SessionDelegate: AnyObject, Sendable {
     /// A streamed upload body must be sent again (a 307/308 redirect); return a fresh stream, or nil to
     /// fail the task (UP-05, UP-06: never asked for Data or file bodies).
     func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream?
+    /// A connection-level challenge (server trust, client certificate, NTLM, Negotiate) for the whole
+    /// session (AU-05, TLS-04, TLS-11). Return nil, the default, to pass it to the task-level method.
+    /// Never called for other methods (AU-06).
+    func session(_ session: Session, didReceive challenge: AuthenticationChallenge) async -> ChallengeDisposition?
+    /// Any challenge of one task: Basic, Digest, Bearer, proxy authentication, and connection-level
+    /// ones the session-level method passed on (AU-06, AU-23). Default: `.performDefaultHandling`.
+    func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
+        -> ChallengeDisposition
 
     // Notifications.
     func session(_ session: Session, task: SessionTask, didRedirectTo request: TransferRequest, from response: TransferResponse) async
@@ -57,6 +65,9 @@ extension SessionDelegate {
         .allow
     }
     public func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream? { nil }
+    public func session(_ session: Session, didReceive challenge: AuthenticationChallenge) async -> ChallengeDisposition? { nil }
+    public func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
+        -> ChallengeDisposition { .performDefaultHandling }
     public func session(_ session: Session, task: SessionTask, didRedirectTo request: TransferRequest,
                         from response: TransferResponse) async {}
     public func session(_ session: Session, dataTask: DataTask, didReceive data: Data) async {}
