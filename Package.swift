@@ -28,10 +28,16 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // libpsl through pkg-config: the public suffix list cookies are checked against.
+        .systemLibrary(
+            name: "CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"])]
+        ),
         // The session engine: Ferry's URL Loading System on libcurl.
         .target(
             name: "URLLoading",
-            dependencies: ["CCurl"]
+            dependencies: ["CCurl", "CPSL"]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(

@@ -55,6 +55,13 @@ struct OriginRouter: Sendable {
             OriginRoute(.exact("/http-version"), InfoRoutes.httpVersion),
             OriginRoute(.exact("/tls-info"), InfoRoutes.tlsInfo),
             OriginRoute(.exact("/mime"), InfoRoutes.mime),
+            OriginRoute(.prefix("/cache/max-age/"), CacheRoutes.maxAge),
+            OriginRoute(.exact("/cache/no-store"), CacheRoutes.noStore),
+            OriginRoute(.exact("/cache/no-cache"), CacheRoutes.noCache),
+            OriginRoute(.exact("/cache/last-modified"), CacheRoutes.lastModified),
+            OriginRoute(.prefix("/cache/expires/"), CacheRoutes.expires),
+            OriginRoute(.exact("/cache/vary"), CacheRoutes.vary),
+            OriginRoute(.prefix("/cookies/"), CookieRoutes.serve),
         ],
         fallback: OriginRoute(.prefix("/"), InfoRoutes.notFound)
     )

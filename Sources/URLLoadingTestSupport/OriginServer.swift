@@ -15,7 +15,12 @@ import NIOCore
 /// - `/status/{code}`, `/redirect/{n}`, `/redirect-to?url=U&status=S`, `/loop/a`.
 /// - `/echo`: a JSON report of the request (see `EchoRoutes`); `/slow-upload-sink` the same
 ///   after reading the body slowly.
-/// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`; anything else is 404.
+/// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`.
+/// - `/cache/max-age/{s}`, `/cache/no-store`, `/cache/no-cache`, `/cache/last-modified`,
+///   `/cache/expires/{s}`, `/cache/vary`: caching headers, bodies numbered per URI (see `CacheRoutes`).
+/// - `/cookies/.../{set,raw,expire,redirect,show}`: setting and showing cookies (see `CookieRoutes`).
+///
+/// Anything else is 404.
 ///
 /// Every method reaches every route. Every request is recorded in `requests`.
 public final class OriginServer: Sendable {

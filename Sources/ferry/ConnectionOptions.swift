@@ -49,9 +49,11 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The session configuration these options describe. `connectionsPerHost` lets a batch run all
     /// its transfers at once instead of the engine queueing them behind its default limit.
-    func sessionConfiguration(connectionsPerHost: Int?) throws(UsageError) -> SessionConfiguration {
-        // Ephemeral: a command-line run keeps nothing on disk beyond the files it was asked for.
-        var configuration = SessionConfiguration.ephemeral
+    /// `persistent`: a default session, which may write a cache to disk (`--cache-dir`).
+    func sessionConfiguration(connectionsPerHost: Int?, persistent: Bool = false) throws(UsageError) -> SessionConfiguration {
+        // Ephemeral unless asked otherwise: a command-line run keeps nothing on disk beyond the files
+        // it was asked for.
+        var configuration = persistent ? SessionConfiguration.default : SessionConfiguration.ephemeral
         configuration.maximumRedirects = maxRedirects
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
         if let maxTime { configuration.resourceTimeout = maxTime }

@@ -24,6 +24,12 @@ struct GetCommand: AsyncParsableCommand {
             Redirects are followed (up to --max-redirs). A response outside 2xx fails the transfer, \
             and its body is not kept.
 
+            With --cache-dir, responses are kept in an HTTP cache there (RFC 9111, as a private \
+            cache): a second identical request is served from it while fresh, or revalidated with \
+            the origin (If-None-Match / If-Modified-Since); -v says which. -b reads cookies from a \
+            Netscape cookie jar (curl's format), -c writes every cookie there at the end; cookies \
+            set by responses are sent on later requests and redirects of the same run.
+
             A progress bar is drawn on standard error when it is a terminal, except with -s or when \
             the body itself goes to the terminal.
 
@@ -65,6 +71,9 @@ struct GetCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Connection options")
     var connection: ConnectionOptions
+
+    @OptionGroup(title: "Cache and cookie options")
+    var storage: StorageOptions
 
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar. Failures are still reported.")
     var silent = false
@@ -135,6 +144,10 @@ struct GetCommand: AsyncParsableCommand {
             summary.record(outcome, of: job)
         }
         session.finishTasksAndInvalidate()
+        if let failure = storage.saveCookies(of: session) {
+            console.printLines(failure)
+            summary.recordLocalFailure()
+        }
 
         if interruption.hasFired {
             console.printLines("ferry: interrupted")
@@ -160,7 +173,9 @@ struct GetCommand: AsyncParsableCommand {
 
     private func makeSession(batch: Bool) throws(UsageError) -> Session {
         let connectionsPerHost = batch ? parallel ?? Self.defaultParallel : nil
-        let configuration = try connection.sessionConfiguration(connectionsPerHost: connectionsPerHost)
+        var configuration = try connection.sessionConfiguration(
+            connectionsPerHost: connectionsPerHost, persistent: storage.needsPersistentSession)
+        try storage.apply(to: &configuration)
         do {
             return try Session(configuration: configuration)
         } catch {

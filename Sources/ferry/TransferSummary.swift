@@ -22,4 +22,10 @@ struct TransferSummary {
         if interruption.hasFired, outcome.wasCancelled { return }
         console.printLines(line)
     }
+
+    /// A failure after the transfers, such as writing the cookie jar: a transport-class failure (1).
+    mutating func recordLocalFailure() {
+        failureCount += 1
+        exitStatus = .transportFailure
+    }
 }

@@ -19,7 +19,17 @@ enum VerboseLog {
         }
         var lines = ["< \(response.httpVersion ?? "HTTP") \(statusCode)"]
         lines += response.headers.map { "< \($0.name): \($0.value)" }
+        if let status = response.cacheStatus { lines.append(cacheLine(status)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// With --cache-dir: where the response came from.
+    static func cacheLine(_ status: CacheStatus) -> String {
+        switch status {
+        case .hit: "* cache hit: served from the cache"
+        case .revalidated: "* cache revalidated: the origin answered 304, served from the cache"
+        case .miss: "* cache miss: fetched from the origin"
+        }
     }
 
     static func redirect(to request: TransferRequest) -> String {

@@ -31,6 +31,9 @@ public final class JobEngine: Sendable {
             var configuration = SessionConfiguration.default
             key.apply(to: &configuration)
             configuration.connectionPolicy = connectionPolicy
+            // Sessions are shared by every tenant with the same settings: cookies stay off until each
+            // tenant's jar is its own (the engine would otherwise keep them in one shared storage).
+            configuration.httpShouldSetCookies = false
             let session = try Session(configuration: configuration)
             cache.sessions[key] = session
             var evicted: Session?

@@ -71,6 +71,12 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     /// The whole body's length, when known.
     private var entityTotal: Int64?
 
+    // Cookies and the HTTP cache, on every hop (CK-02, CK-03, CA-05..CA-12).
+    private let cookies: TransferCookies
+    private var caching: TransferCaching
+    /// A body Ferry has itself (a data: URL's, a cached entry's): written when the hop completes.
+    private var localBody: Data?
+
     init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
         self.task = task
         self.loop = loop
@@ -78,6 +84,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         self.request = task.currentRequest
         self.resourceDeadline = CurlLoop.nowMilliseconds() + Self.milliseconds(configuration.resourceTimeout)
         self.resumeSource = (task as? DownloadTask)?.resumeSource
+        self.cookies = TransferCookies(configuration: configuration)
+        self.caching = TransferCaching(configuration: configuration)
     }
 
     /// Runs `work` on the loop thread with this transfer.
@@ -152,13 +160,26 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         curlPauseMask = 0
         let key = "\(request.method.uppercased()) \(request.url.absoluteString)"
         visitedRequests.insert(key)
+        let sent: TransferRequest
+        switch caching.plan(for: request, eligible: body == nil && resumeSource == nil) {
+        case .serve(let entry):
+            var response = entry.response
+            response.cacheStatus = .hit
+            serveLocally(response, body: entry.data)
+            return
+        case .fail(let error):
+            finish(error: error)
+            return
+        case .network(let planned):
+            sent = cookies.adding(to: planned)
+        }
         guard var easy = EasyHandle.make() else {
             finish(error: TransferError(.unknown, "could not create a curl handle", failingURL: request.url))
             return
         }
         do {
             try CurlRequestOptions.apply(
-                to: &easy, request: request, configuration: configuration, body: body,
+                to: &easy, request: sent, configuration: configuration, body: body,
                 remainingMilliseconds: remainingResourceTime())
         } catch {
             easy.cleanup()
@@ -322,6 +343,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             abortError = error
             return 0
         }
+        caching.received(bytes)
         bytesReceived += Int64(bytes.count)
         let received = bytesReceived
         task.updateProgress { $0.bytesReceived = received }
@@ -410,9 +432,21 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     }
 
     private func headDidComplete(_ head: ResponseHeadParser.Head) {
-        let response = TransferResponse(
+        cookies.responseArrived(head.headers, for: request)
+        var received = TransferResponse(
             url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
             expectedContentLength: head.contentLength)
+        received.cacheStatus = caching.statusForNetworkResponse
+        if let refreshed = caching.responseArrived(received) {
+            // A 304 to our revalidation: the task sees the stored response and body (CA-09).
+            var served = refreshed.response
+            served.cacheStatus = .revalidated
+            hopResponse = served
+            localBody = refreshed.data
+            deliverFinalResponse(served)
+            return
+        }
+        let response = received
         hopResponse = response
         switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
         case .notARedirect:
@@ -575,10 +609,6 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         guard !awaitingDecision, !isFinished else { return }
         if let pending = pendingFinish {
             pendingFinish = nil
-            if let localBody = pendingLocalBody {
-                pendingLocalBody = nil
-                deliverLocalBody(localBody)
-            }
             completeHop(result: pending.result, detail: pending.detail)
         } else {
             applyPause()
@@ -662,6 +692,14 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
                 return
             }
         }
+        if let body = localBody {
+            localBody = nil
+            deliverLocalBody(body)
+            if let abortError {
+                finish(error: abortError)
+                return
+            }
+        }
         finishSuccessfully()
     }
 
@@ -683,6 +721,23 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     }
 
     private func finishSuccessfully() {
+        guard !isFinished else { return }
+        if let response = hopResponse, let proposal = caching.takeProposedEntry(response: response) {
+            let (entry, cacheRequest) = (proposal.entry, proposal.request)
+            // Asked before completion, as the will-cache decision comes before didComplete (CA-11..CA-14).
+            if caching.asksDelegate(for: task), let dataTask = task as? DataTask,
+                task.session.askWillCache(dataTask, proposed: entry, reply: { [self] answer in
+                    post { transfer in
+                        guard !transfer.isFinished else { return }
+                        transfer.caching.store(answer, for: cacheRequest)
+                        transfer.finishSuccessfully()
+                    }
+                })
+            {
+                return
+            }
+            caching.store(entry, for: cacheRequest)
+        }
         emitProgressIfDue(force: true)
         do {
             try sink.finish(task: task)
@@ -746,9 +801,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         return data
     }
 
-    // MARK: - data: URLs (decoded by Ferry, no curl)
-
-    private var pendingLocalBody: Data?
+    // MARK: - Bodies Ferry has itself: data: URLs (decoded, no curl) and cache hits
 
     private func runDataURL() {
         let decoded: DataURL
@@ -763,14 +816,18 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         headers["Content-Length"] = String(decoded.body.count)
         let response = TransferResponse(
             url: request.url, statusCode: nil, headers: headers, expectedContentLength: Int64(decoded.body.count))
+        serveLocally(response, body: decoded.body)
+    }
+
+    /// Ends the hop with a response and body that need no network.
+    private func serveLocally(_ response: TransferResponse, body: Data) {
         hopResponse = response
+        localBody = body
         deliverFinalResponse(response)
         if awaitingDecision {
-            pendingLocalBody = decoded.body
             pendingFinish = (CURLE_OK, "")
             return
         }
-        deliverLocalBody(decoded.body)
         completeHop(result: CURLE_OK, detail: "")
     }
 

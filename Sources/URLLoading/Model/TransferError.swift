@@ -32,6 +32,8 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case dataLengthExceedsMaximum = "data_length_exceeds_maximum"
         case cannotDecodeContentData = "cannot_decode_content_data"
         case sessionInvalidated = "session_invalidated"
+        /// `returnCacheDataDontLoad` found nothing in the cache: the request may not go to the network (CA-08).
+        case resourceUnavailable = "resource_unavailable"
         /// The request itself is unusable: a header with a line break, an upload to a file: URL, ...
         case invalidRequest = "invalid_request"
         case unknown = "unknown"

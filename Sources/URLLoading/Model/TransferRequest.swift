@@ -18,6 +18,13 @@ public struct TransferRequest: Sendable, Equatable, Codable {
     public var timeoutInterval: TimeInterval?
     /// Higher runs first when a host's connections are all in use. 0.5 is the default (0...1).
     public var priority: Float
+    /// Nil: the session's `requestCachePolicy` (CA-05, SES-26).
+    public var cachePolicy: RequestCachePolicy?
+    /// False: no stored cookies are sent and none from the responses are stored, on every hop (CK-02).
+    public var httpShouldHandleCookies: Bool
+    /// The page this request is made for; with the `onlyFromMainDocumentDomain` accept policy, only
+    /// responses from its site may set cookies, and SameSite cookies stay on their site (CK-05).
+    public var mainDocumentURL: URL?
 
     public init(
         url: URL,
@@ -25,7 +32,10 @@ public struct TransferRequest: Sendable, Equatable, Codable {
         headers: HTTPHeaders = [:],
         body: Data? = nil,
         timeoutInterval: TimeInterval? = nil,
-        priority: Float = TransferRequest.defaultPriority
+        priority: Float = TransferRequest.defaultPriority,
+        cachePolicy: RequestCachePolicy? = nil,
+        httpShouldHandleCookies: Bool = true,
+        mainDocumentURL: URL? = nil
     ) {
         self.url = url
         self.method = method
@@ -33,12 +43,18 @@ public struct TransferRequest: Sendable, Equatable, Codable {
         self.body = body
         self.timeoutInterval = timeoutInterval
         self.priority = priority
+        self.cachePolicy = cachePolicy
+        self.httpShouldHandleCookies = httpShouldHandleCookies
+        self.mainDocumentURL = mainDocumentURL
     }
 
     private enum CodingKeys: String, CodingKey {
         case url, method, headers, body
         case timeoutInterval = "timeout_interval"
         case priority
+        case cachePolicy = "cache_policy"
+        case httpShouldHandleCookies = "http_should_handle_cookies"
+        case mainDocumentURL = "main_document_url"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,7 +69,10 @@ public struct TransferRequest: Sendable, Equatable, Codable {
             headers: try container.decodeIfPresent(HTTPHeaders.self, forKey: .headers) ?? [:],
             body: try container.decodeIfPresent(Data.self, forKey: .body),
             timeoutInterval: try container.decodeIfPresent(TimeInterval.self, forKey: .timeoutInterval),
-            priority: try container.decodeIfPresent(Float.self, forKey: .priority) ?? Self.defaultPriority)
+            priority: try container.decodeIfPresent(Float.self, forKey: .priority) ?? Self.defaultPriority,
+            cachePolicy: try container.decodeIfPresent(RequestCachePolicy.self, forKey: .cachePolicy),
+            httpShouldHandleCookies: try container.decodeIfPresent(Bool.self, forKey: .httpShouldHandleCookies) ?? true,
+            mainDocumentURL: try container.decodeIfPresent(String.self, forKey: .mainDocumentURL).flatMap(URL.init(string:)))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,6 +83,9 @@ public struct TransferRequest: Sendable, Equatable, Codable {
         try container.encodeIfPresent(body, forKey: .body)
         try container.encodeIfPresent(timeoutInterval, forKey: .timeoutInterval)
         try container.encode(priority, forKey: .priority)
+        try container.encodeIfPresent(cachePolicy, forKey: .cachePolicy)
+        if !httpShouldHandleCookies { try container.encode(false, forKey: .httpShouldHandleCookies) }
+        try container.encodeIfPresent(mainDocumentURL?.absoluteString, forKey: .mainDocumentURL)
     }
 
     public static let defaultPriority: Float = 0.5

@@ -11,6 +11,10 @@ public struct TransferResponse: Sendable, Equatable {
     public var httpVersion: String?
     /// The body length announced by the server, or nil when unknown (LC-19).
     public var expectedContentLength: Int64?
+    /// What the session's cache did for this response: served it, revalidated it, or missed (and
+    /// the response came from the origin). Nil when no cache took part (none configured, a request
+    /// the cache never sees, a non-HTTP URL).
+    public var cacheStatus: CacheStatus?
 
     public init(
         url: URL, statusCode: Int?, headers: HTTPHeaders = [:], httpVersion: String? = nil,

@@ -30,6 +30,10 @@ public final class Session: Sendable {
     /// Creates a session; throws when the configuration has an unusable value.
     public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) throws(ConfigurationError) {
         try configuration.validate()
+        var configuration = configuration
+        if configuration.httpCookieStorage == nil {
+            configuration.httpCookieStorage = configuration.kind == .ephemeral ? InMemoryCookieStorage() : InMemoryCookieStorage.shared
+        }
         self.configuration = configuration
         self.delegate = delegate
         self.scheduler = TaskScheduler(configuration: configuration, loops: configuration.loopGroup ?? .shared)
@@ -191,6 +195,16 @@ public final class Session: Sendable {
             reply(await delegate.session(self, task: task, didReceive: challenge))
         }
         return nil
+    }
+
+    /// Asks the delegate whether to store a response (CA-11..CA-14) and returns true: `reply` follows
+    /// with the entry to store, or nil. False without a delegate: store the proposal as is.
+    func askWillCache(
+        _ task: DataTask, proposed: CachedResponse, reply: @escaping @Sendable (CachedResponse?) -> Void
+    ) -> Bool {
+        guard let delegate else { return false }
+        Task { reply(await delegate.session(self, dataTask: task, willCacheResponse: proposed)) }
+        return true
     }
 
     /// Asks the delegate for a fresh body stream (UP-05); nil without a delegate.

@@ -96,6 +96,29 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// Loops that run this session's transfers. Nil: the process-wide shared group.
     public var loopGroup: CurlLoopGroup?
 
+    /// Where cookies are kept (CK-04, CK-09, SES-15). Nil: `InMemoryCookieStorage.shared` for default
+    /// sessions, a private in-memory storage for each ephemeral session (SES-03). A session reports
+    /// the storage it uses in its own `configuration`.
+    public var httpCookieStorage: (any CookieStorage)? {
+        get { cookieStorageReference?.value }
+        set { cookieStorageReference = newValue.map { ObjectReference($0, identity: $0) } }
+    }
+    private var cookieStorageReference: ObjectReference<any CookieStorage>?
+    /// Which response cookies this session accepts (CK-05, SES-22). Nil: the storage's own policy.
+    public var httpCookieAcceptPolicy: CookieAcceptPolicy?
+    /// False: no session request sends or stores cookies, whatever the request says (CK-02).
+    public var httpShouldSetCookies: Bool = true
+
+    /// The HTTP cache (CA-03, SES-27). Nil: no caching; `returnCacheDataDontLoad` then always fails.
+    /// Ephemeral sessions store in its memory only, never on disk (CA-24, SES-03).
+    public var urlCache: (any ResponseCache)? {
+        get { urlCacheReference?.value }
+        set { urlCacheReference = newValue.map { ObjectReference($0, identity: $0) } }
+    }
+    private var urlCacheReference: ObjectReference<any ResponseCache>?
+    /// The cache policy of requests that name none (SES-26, CA-05).
+    public var requestCachePolicy: RequestCachePolicy = .useProtocolCachePolicy
+
     private init(kind: Kind) {
         self.kind = kind
     }

@@ -31,6 +31,11 @@ public protocol SessionDelegate: AnyObject, Sendable {
     /// A streamed upload body must be sent again (a 307/308 redirect); return a fresh stream, or nil to
     /// fail the task (UP-05, UP-06: never asked for Data or file bodies).
     func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream?
+    /// A data or upload task's complete response may be stored in the session's cache (CA-11, CA-12):
+    /// return `proposed` to store it as is, a changed copy (another `storagePolicy`, such as
+    /// `allowedInMemoryOnly`, or added `userInfo`, CA-15), or nil not to store it. Never asked for
+    /// download tasks or in ephemeral sessions; the default stores `proposed` (CA-14).
+    func session(_ session: Session, dataTask: DataTask, willCacheResponse proposed: CachedResponse) async -> CachedResponse?
     /// A connection-level challenge (server trust, client certificate, NTLM, Negotiate) for the whole
     /// session (AU-05, TLS-04, TLS-11). Return nil, the default, to pass it to the task-level method.
     /// Never called for other methods (AU-06).
@@ -65,6 +70,8 @@ extension SessionDelegate {
         .allow
     }
     public func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream? { nil }
+    public func session(_ session: Session, dataTask: DataTask, willCacheResponse proposed: CachedResponse) async
+        -> CachedResponse? { proposed }
     public func session(_ session: Session, didReceive challenge: AuthenticationChallenge) async -> ChallengeDisposition? { nil }
     public func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
         -> ChallengeDisposition { .performDefaultHandling }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A response and its body as the cache keeps them (CA-04): with custom `userInfo` (CA-15), a storage
+/// policy (CA-10, CA-12), and the times the age calculation of RFC 9111 §4.2.3 needs.
+public struct CachedResponse: Sendable, Equatable {
+    public enum StoragePolicy: String, Sendable, Equatable, Codable {
+        /// In memory and on disk.
+        case allowed
+        case allowedInMemoryOnly
+        case notAllowed
+    }
+
+    public var response: TransferResponse
+    public var data: Data
+    public var userInfo: [String: String]
+    public var storagePolicy: StoragePolicy
+    /// When the request that fetched the response was sent, and when the response arrived.
+    public var requestDate: Date
+    public var responseDate: Date
+    /// The values the request had for each header the response's `Vary` names (absent ones left
+    /// out), lower-case names: a later request must have the same to be served this entry.
+    public var varyingRequestHeaders: [String: String]
+
+    public init(
+        response: TransferResponse, data: Data, userInfo: [String: String] = [:], storagePolicy: StoragePolicy = .allowed,
+        requestDate: Date = Date(), responseDate: Date = Date(), varyingRequestHeaders: [String: String] = [:]
+    ) {
+        self.response = response
+        self.data = data
+        self.userInfo = userInfo
+        self.storagePolicy = storagePolicy
+        self.requestDate = requestDate
+        self.responseDate = responseDate
+        self.varyingRequestHeaders = varyingRequestHeaders
+    }
+
+    /// Bytes it takes in a cache: the body plus a rough size of the head.
+    var cost: Int {
+        data.count + response.headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+}
