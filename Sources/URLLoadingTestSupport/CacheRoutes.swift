@@ -82,8 +82,9 @@ enum CacheRoutes {
 
         var etag: String?
         if forceETag || request.query["etag"] == "1" {
-            etag = "\"e\(request.query["version"] ?? "1")\""
-            headers.add(name: "etag", value: etag!)
+            let tag = "\"e\(request.query["version"] ?? "1")\""
+            headers.add(name: "etag", value: tag)
+            etag = tag
         }
         if sendsLastModified { headers.add(name: "last-modified", value: HTTPDate.format(epoch)) }
 
@@ -94,20 +95,12 @@ enum CacheRoutes {
             return
         }
         if etag == nil, sendsLastModified, let condition = request.header("If-Modified-Since"),
-            let since = parse(condition), since >= epoch
+            let since = HTTPDate.parse(condition), since >= epoch
         {
             try await response.send(.notModified, headers: headers)
             return
         }
         try await response.send(
             .ok, text: "response \(request.earlierRequestsWithSameURI + 1)\(bodySuffix)", headers: headers)
-    }
-
-    private static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)
     }
 }

@@ -283,6 +283,30 @@ struct CookieTransferTests {
         }
     }
 
+    @Test("sessions sharing a storage share its accept policy: changing it changes both (CK-05, CK-06, CK-07)")
+    func sharedPolicy() async throws {
+        try await Fixture.withOrigin { origin in
+            let storage = InMemoryCookieStorage()
+            let changes = storage.changes()
+            let first = try self.session { $0.httpCookieStorage = storage }
+            let second = try self.session { $0.httpCookieStorage = storage }
+            storage.acceptPolicy = .never
+            _ = try await text(first, origin.url("/cookies/set?a=1"))
+            _ = try await text(second, origin.url("/cookies/set?b=1"))
+            #expect(storage.cookies.isEmpty)
+            storage.acceptPolicy = .always
+            _ = try await text(second, origin.url("/cookies/set?c=1"))
+            #expect(try await text(first, origin.url("/cookies/show")) == "c=1")
+            var seen: [CookieChange] = []
+            for await change in changes {
+                seen.append(change)
+                if seen.count == 3 { break }
+            }
+            #expect(seen.prefix(2) == [.acceptPolicyChanged(.never), .acceptPolicyChanged(.always)])
+            if case .stored(let cookie) = seen.last { #expect(cookie.name == "c") } else { Issue.record("no stored change: \(seen)") }
+        }
+    }
+
     @Test("a request's own Cookie header is sent as is; libcurl adds nothing of its own (CK-02)")
     func ownCookieHeader() async throws {
         try await Fixture.withOrigin { origin in
