@@ -66,6 +66,9 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Connection options")
     var connection: ConnectionOptions
 
+    @OptionGroup(title: "TLS options")
+    var tls: TLSOptions
+
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar. Failures are still reported.")
     var silent = false
 
@@ -114,6 +117,7 @@ struct GetCommand: AsyncParsableCommand {
         }
 
         let console = Console()
+        if tls.insecure { console.printLines(TLSOptions.insecureWarning) }
         let interruption = InterruptMonitor { session.invalidateAndCancel() }
         let meter =
             showsProgress(plan, console: console) ? ProgressMeter(style: progressStyle(plan), console: console) : nil
@@ -160,7 +164,8 @@ struct GetCommand: AsyncParsableCommand {
 
     private func makeSession(batch: Bool) throws(UsageError) -> Session {
         let connectionsPerHost = batch ? parallel ?? Self.defaultParallel : nil
-        let configuration = try connection.sessionConfiguration(connectionsPerHost: connectionsPerHost)
+        var configuration = try connection.sessionConfiguration(connectionsPerHost: connectionsPerHost)
+        try tls.apply(to: &configuration)
         do {
             return try Session(configuration: configuration)
         } catch {
