@@ -32,6 +32,11 @@ struct ClientCertificateTests {
         }, delegate: delegate)
     }
 
+    /// `identity` for a client-certificate challenge; nil (pass it on) for any other.
+    private static func answer(_ challenge: AuthenticationChallenge, with identity: ClientIdentity) -> ChallengeDisposition? {
+        challenge.protectionSpace.authenticationMethod == .clientCertificate ? .useCredential(Credential(.identity(identity))) : nil
+    }
+
     private func failure(_ session: Session, _ url: String) async -> TransferError? {
         await #expect(throws: TransferError.self) { _ = try await session.data(for: Fixture.request(url)) }
     }
@@ -94,11 +99,12 @@ struct ClientCertificateTests {
     func challengeSuppliesIdentity() async throws {
         try await withMutualTLSOrigin { origin, certificates in
             let identity = try pemIdentity(certificates)
-            let delegate = ChallengeAnsweringDelegate(session: { challenge in
-                challenge.protectionSpace.authenticationMethod == .clientCertificate
-                    ? .useCredential(Credential(.identity(identity))) : nil
-            })
-            let session = try session(certificates, delegate: delegate)
+            let delegate = ChallengeAnsweringDelegate(session: { Self.answer($0, with: identity) })
+            // HTTP/1.1 and "Connection: close": the second task needs a new handshake, answered from the session's cache.
+            let session = try Fixture.session({
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.httpVersion2Enabled = false
+            }, delegate: delegate)
             for size in [10, 20] {
                 var request = Fixture.request(origin.url("/bytes/\(size)"))
                 request.headers["Connection"] = "close"
@@ -120,10 +126,7 @@ struct ClientCertificateTests {
     func taskLevelIdentity() async throws {
         try await withMutualTLSOrigin { origin, certificates in
             let identity = try pemIdentity(certificates)
-            let delegate = ChallengeAnsweringDelegate(task: { challenge in
-                challenge.protectionSpace.authenticationMethod == .clientCertificate
-                    ? .useCredential(Credential(.identity(identity))) : .performDefaultHandling
-            })
+            let delegate = ChallengeAnsweringDelegate(task: { Self.answer($0, with: identity) ?? .performDefaultHandling })
             let (data, _) = try await session(certificates, delegate: delegate).data(for: Fixture.request(origin.url("/bytes/10")))
             #expect(data == Fixture.pattern(10))
 

@@ -663,7 +663,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
                     failingURL: request.url, curlCode: Int(result.rawValue), curlDetail: detail))
                 return
             }
-            finish(error: CurlErrorMapping.error(for: result, detail: detail, url: request.url, configuration: configuration))
+            let error = CurlErrorMapping.error(for: result, detail: detail, url: request.url, configuration: configuration)
+            finish(error: tlsHook?.explaining(error, responseStarted: hopResponse != nil) ?? error)
             return
         }
         if !responseDelivered {

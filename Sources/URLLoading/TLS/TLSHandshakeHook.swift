@@ -36,6 +36,8 @@ final class TLSHandshakeHook: @unchecked Sendable {
     private let checksHostItself: Bool
     private var handle: OpaquePointer?
     private(set) var unanswered: Unanswered?
+    /// The server asked for a client certificate and the handshake went on without one.
+    private var wentOnWithoutRequestedCertificate = false
 
     private init(server: ConnectionDecisions.Server, scheme: String, decisions: ConnectionDecisions,
                  trustedCertificates: [Data], asksDelegate: Bool, checksHostItself: Bool) {
@@ -48,8 +50,8 @@ final class TLSHandshakeHook: @unchecked Sendable {
     }
 
     /// Sets up trust and client-certificate handling of a TLS request on `easy`; nil when curl's own
-    /// handling is all it needs (no delegate, no per-host certificates: default evaluation exactly as
-    /// curl does it, TLS-02).
+    /// handling is all it needs. Without a delegate or per-host certificates no trust callback is
+    /// installed: default evaluation is exactly curl's (TLS-02).
     static func install(on easy: EasyHandle, request: TransferRequest, session: Session) throws(TransferError) -> TLSHandshakeHook? {
         let configuration = session.configuration
         let scheme = request.url.scheme?.lowercased() ?? ""
@@ -60,12 +62,14 @@ final class TLSHandshakeHook: @unchecked Sendable {
         let decisions = session.connectionDecisions
         let asksDelegate = session.delegate != nil
 
+        // Without an identity, a server's request for one is watched: the delegate may supply one, and
+        // a failure after going on without one is explained (TLS 1.3 servers refuse after the handshake).
         var watchesClientCertificate = false
         if configuration.clientIdentity == nil {
-            switch decisions.identityAnswer(for: server) {
-            case .use(let identity): try identity.apply(to: easy)
-            case .continueWithout: break
-            case nil: watchesClientCertificate = asksDelegate
+            if case .use(let identity) = decisions.identityAnswer(for: server) {
+                try identity.apply(to: easy)
+            } else {
+                watchesClientCertificate = true
             }
         }
         let trustedCertificates = configuration.trustedServerCertificates.filter { $0.applies(to: server) }.map(\.certificate)
@@ -127,9 +131,24 @@ final class TLSHandshakeHook: @unchecked Sendable {
 
     /// Whether to go on without a client certificate.
     func continuesWithoutClientCertificate() -> Bool {
-        guard asksDelegate, decisions.identityAnswer(for: server) == nil else { return true }
+        guard asksDelegate, decisions.identityAnswer(for: server) == nil else {
+            wentOnWithoutRequestedCertificate = true
+            return true
+        }
         unanswered = .clientCertificate
         return false
+    }
+
+    /// A hop that failed before any response, after going on without the client certificate the server
+    /// asked for: with TLS 1.3 the server's refusal arrives after the client's side of the handshake,
+    /// and curl often sees only a closed connection.
+    func explaining(_ error: TransferError, responseStarted: Bool) -> TransferError {
+        guard wentOnWithoutRequestedCertificate, !responseStarted,
+              [.networkConnectionLost, .secureConnectionFailed].contains(error.code) else { return error }
+        var explained = error
+        explained.code = .clientCertificateRejected
+        explained.message = "the server requires a client certificate and none was presented"
+        return explained
     }
 
     // MARK: - After the handshake failed
