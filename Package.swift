@@ -34,10 +34,15 @@ let package = Package(
             pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev"])]
         ),
+        // OpenSSL hooks for server trust and client certificates, installed through libcurl (TLS-01, TLS-11).
+        .target(
+            name: "CFerryTLS",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("curl")]
+        ),
         // The session engine: Ferry's URL Loading System on libcurl.
         .target(
             name: "URLLoading",
-            dependencies: ["CCurl", "CPSL"]
+            dependencies: ["CCurl", "CPSL", "CFerryTLS"]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(

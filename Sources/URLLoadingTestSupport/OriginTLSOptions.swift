@@ -13,24 +13,30 @@ extension OriginServer {
         public var maximumTLSVersion: TLSProtocolVersion?
         /// Refuse the handshake unless the client presents a certificate signed by the test CA.
         public var requireClientCertificate: Bool
+        /// Present `certificates.selfSignedServerCertificatePath` instead of the CA-signed certificate.
+        public var selfSigned: Bool
 
         public init(
             certificates: TestCertificates,
             http2: Bool = true,
             minimumTLSVersion: TLSProtocolVersion? = nil,
             maximumTLSVersion: TLSProtocolVersion? = nil,
-            requireClientCertificate: Bool = false
+            requireClientCertificate: Bool = false,
+            selfSigned: Bool = false
         ) {
             self.certificates = certificates
             self.http2 = http2
             self.minimumTLSVersion = minimumTLSVersion
             self.maximumTLSVersion = maximumTLSVersion
             self.requireClientCertificate = requireClientCertificate
+            self.selfSigned = selfSigned
         }
 
         func makeSSLContext() throws -> NIOSSLContext {
-            let chain = try NIOSSLCertificate.fromPEMFile(certificates.serverCertificatePath).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: certificates.serverKeyPath, format: .pem)
+            let certificatePath = selfSigned ? certificates.selfSignedServerCertificatePath : certificates.serverCertificatePath
+            let keyPath = selfSigned ? certificates.selfSignedServerKeyPath : certificates.serverKeyPath
+            let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
             var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             configuration.applicationProtocols = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
             configuration.minimumTLSVersion = minimumTLSVersion?.nioVersion ?? .tlsv12

@@ -2,7 +2,8 @@ import Foundation
 
 /// A throwaway PKI made with the `openssl` command line tool: a self-signed CA, a server
 /// certificate it signed for `localhost` and `127.0.0.1`, and a client certificate it signed,
-/// for mutual TLS. Everything lives in one fresh temporary directory.
+/// for mutual TLS; besides, a self-signed server certificate (no CA) for the same names, and a
+/// self-signed client certificate the CA never saw. Everything lives in one fresh temporary directory.
 ///
 /// Generated per test run rather than committed, so nothing in the repository expires.
 public struct TestCertificates: Sendable, Hashable {
@@ -19,6 +20,12 @@ public struct TestCertificates: Sendable, Hashable {
     public let clientKeyPath: String
     /// The client certificate and key as PKCS#12, protected by `clientPKCS12Password`.
     public let clientPKCS12Path: String
+    /// A server certificate that signed itself, for `localhost` and `127.0.0.1`.
+    public let selfSignedServerCertificatePath: String
+    public let selfSignedServerKeyPath: String
+    /// A client certificate that signed itself: a server trusting only the test CA refuses it.
+    public let strangerClientCertificatePath: String
+    public let strangerClientKeyPath: String
 
     public var serverCertificatePEM: String { (try? String(contentsOfFile: serverCertificatePath, encoding: .utf8)) ?? "" }
     public var clientCertificatePEM: String { (try? String(contentsOfFile: clientCertificatePath, encoding: .utf8)) ?? "" }
@@ -59,6 +66,19 @@ public struct TestCertificates: Sendable, Hashable {
             subjectAltName = DNS:localhost, IP:127.0.0.1
             authorityKeyIdentifier = keyid
 
+            [self_signed_server]
+            basicConstraints = critical, CA:FALSE
+            keyUsage = critical, digitalSignature, keyEncipherment, keyCertSign
+            extendedKeyUsage = serverAuth
+            subjectAltName = DNS:localhost, IP:127.0.0.1
+            subjectKeyIdentifier = hash
+
+            [self_signed_client]
+            basicConstraints = critical, CA:FALSE
+            keyUsage = critical, digitalSignature, keyEncipherment
+            extendedKeyUsage = clientAuth
+            subjectKeyIdentifier = hash
+
             [client]
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
@@ -85,6 +105,15 @@ public struct TestCertificates: Sendable, Hashable {
                 "-extfile", "extensions.cnf", "-extensions", name,
             ])
         }
+        for (name, commonName, section) in [
+            ("self-signed-server", "localhost", "self_signed_server"), ("stranger-client", "ferry-stranger", "self_signed_client"),
+        ] {
+            try run([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(name)-key.pem", "-out", "\(name).pem",
+                "-days", "3650", "-subj", "/CN=\(commonName)", "-extensions", section, "-config", "extensions.cnf",
+                "-set_serial", "0x" + randomSerial(),
+            ])
+        }
         try run([
             "pkcs12", "-export", "-in", "client.pem", "-inkey", "client-key.pem", "-certfile", "ca.pem",
             "-name", "ferry-test-client", "-out", "client.p12", "-passout", "pass:\(clientPKCS12Password)",
@@ -101,8 +130,24 @@ public struct TestCertificates: Sendable, Hashable {
             serverKeyPath: path("server-key.pem"),
             clientCertificatePath: path("client.pem"),
             clientKeyPath: path("client-key.pem"),
-            clientPKCS12Path: path("client.p12")
+            clientPKCS12Path: path("client.p12"),
+            selfSignedServerCertificatePath: path("self-signed-server.pem"),
+            selfSignedServerKeyPath: path("self-signed-server-key.pem"),
+            strangerClientCertificatePath: path("stranger-client.pem"),
+            strangerClientKeyPath: path("stranger-client-key.pem")
         )
+    }
+
+    /// curl's `sha256//<base64>` pin of the public key of the certificate at `path`, computed with
+    /// openssl, independently of Ferry.
+    public func publicKeyPin(ofCertificateAt path: String) throws -> String {
+        let directory = URL(fileURLWithPath: directory)
+        let name = "pin-\(UUID().uuidString)"
+        try Self.openssl.run(["x509", "-in", path, "-pubkey", "-noout", "-out", "\(name).pem"], in: directory)
+        try Self.openssl.run(["pkey", "-pubin", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).der"], in: directory)
+        try Self.openssl.run(["dgst", "-sha256", "-binary", "-out", "\(name).sha256", "\(name).der"], in: directory)
+        let digest = try Data(contentsOf: directory.appendingPathComponent("\(name).sha256"))
+        return "sha256//" + digest.base64EncodedString()
     }
 
     /// Deletes the directory and everything in it.

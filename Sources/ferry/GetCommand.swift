@@ -75,6 +75,9 @@ struct GetCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cache and cookie options")
     var storage: StorageOptions
 
+    @OptionGroup(title: "TLS options")
+    var tls: TLSOptions
+
     @Flag(name: [.customShort("s"), .customLong("silent")], help: "No progress bar. Failures are still reported.")
     var silent = false
 
@@ -123,6 +126,7 @@ struct GetCommand: AsyncParsableCommand {
         }
 
         let console = Console()
+        if tls.insecure { console.printLines(TLSOptions.insecureWarning) }
         let interruption = InterruptMonitor { session.invalidateAndCancel() }
         let meter =
             showsProgress(plan, console: console) ? ProgressMeter(style: progressStyle(plan), console: console) : nil
@@ -176,6 +180,7 @@ struct GetCommand: AsyncParsableCommand {
         var configuration = try connection.sessionConfiguration(
             connectionsPerHost: connectionsPerHost, persistent: storage.needsPersistentSession)
         try storage.apply(to: &configuration)
+        try tls.apply(to: &configuration)
         do {
             return try Session(configuration: configuration)
         } catch {

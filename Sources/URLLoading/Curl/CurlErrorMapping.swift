@@ -3,11 +3,14 @@ internal import CCurl
 
 /// Turns a libcurl result into Ferry's stable error codes, keeping curl's own words as detail.
 enum CurlErrorMapping {
-    static func error(for result: CURLcode, detail: String, url: URL) -> TransferError {
+    /// `configuration` names the TLS version bounds in a version mismatch's message (TLS-12).
+    static func error(for result: CURLcode, detail: String, url: URL, configuration: SessionConfiguration? = nil) -> TransferError {
         var (code, message) = classify(result)
         if result == CURLE_UNSUPPORTED_PROTOCOL, detail.contains("HTTP/0.9") {
             // A reply without a status line: curl calls it HTTP/0.9 and refuses it.
             (code, message) = (.badServerResponse, "the server's reply is not HTTP")
+        } else if let tlsFailure = TLSFailureDetail.classify(detail, configuration: configuration) {
+            (code, message) = tlsFailure
         }
         let curlText = String(cString: curl_easy_strerror(result))
         let curlDetail = detail.isEmpty ? curlText : detail

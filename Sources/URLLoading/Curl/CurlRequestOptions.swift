@@ -155,6 +155,7 @@ enum CurlRequestOptions {
         if let pem = configuration.additionalTrustedCAsPEM {
             try easy.set(CURLOPT_CAINFO_BLOB, blob: Data(pem.utf8), "CURLOPT_CAINFO_BLOB")
         }
+        try TLSConfigurationOptions.apply(to: easy, configuration: configuration)
     }
 
     private static func applyProxy(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {

@@ -52,6 +52,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var isFinished = false
     /// The address the connection policy refused on this hop, if any: the reason a connect failed.
     private var refusedAddress: String?
+    /// This hop's part in its TLS handshakes, when curl's own handling is not all it needs.
+    private var tlsHook: TLSHandshakeHook?
+    /// Connection-level challenges this task asked the delegate; each space is asked at most once (TLS-01, TLS-11).
+    private var connectionChallengesAsked: Set<ProtectionSpace> = []
 
     // Downloads: what resume data is made of, and continuing from it (DL-07..DL-12).
     /// The resume data a download task continues from.
@@ -177,10 +181,12 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             finish(error: TransferError(.unknown, "could not create a curl handle", failingURL: request.url))
             return
         }
+        tlsHook = nil
         do {
             try CurlRequestOptions.apply(
                 to: &easy, request: sent, configuration: configuration, body: body,
                 remainingMilliseconds: remainingResourceTime())
+            tlsHook = try TLSHandshakeHook.install(on: easy, request: request, session: task.session)
         } catch {
             easy.cleanup()
             finish(error: error)
@@ -236,6 +242,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         guard let easy = hop else { return }
         hop = nil
         easy.cleanup()
+        tlsHook?.hopEnded()
         Unmanaged.passUnretained(self).release()
     }
 
@@ -675,13 +682,19 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             return
         }
         guard result == CURLE_OK else {
+            if let hook = tlsHook, case let (unanswered, challenge)? = hook.takeChallenge(),
+               connectionChallengesAsked.insert(challenge.protectionSpace).inserted {
+                askConnectionChallenge(challenge, unanswered: unanswered, hook: hook)
+                return
+            }
             if let refusedAddress, let policy = configuration.connectionPolicy {
                 finish(error: TransferError(
                     .destinationForbidden, "connecting to \(refusedAddress) is not allowed (\(policy.name))",
                     failingURL: request.url, curlCode: Int(result.rawValue), curlDetail: detail))
                 return
             }
-            finish(error: CurlErrorMapping.error(for: result, detail: detail, url: request.url))
+            let error = CurlErrorMapping.error(for: result, detail: detail, url: request.url, configuration: configuration)
+            finish(error: tlsHook?.explaining(error, responseStarted: hopResponse != nil) ?? error)
             return
         }
         if !responseDelivered {
@@ -701,6 +714,29 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             }
         }
         finishSuccessfully()
+    }
+
+    /// A TLS handshake stopped at a question only the delegate can answer (server trust, a client
+    /// certificate): ask it, however long it takes (AU-21), then run the hop again with the answer in
+    /// the session's decisions (AU-07). Nothing of the hop reached the caller, and nothing of the body
+    /// was read before the handshake, so the retry is invisible apart from the challenge itself.
+    private func askConnectionChallenge(
+        _ challenge: AuthenticationChallenge, unanswered: TLSHandshakeHook.Unanswered, hook: TLSHandshakeHook
+    ) {
+        let decided = task.session.challengeDisposition(for: task, challenge: challenge) { [self] disposition in
+            post { $0.connectionChallengeAnswered(disposition, unanswered: unanswered, hook: hook) }
+        }
+        if let decided { connectionChallengeAnswered(decided, unanswered: unanswered, hook: hook) }
+    }
+
+    private func connectionChallengeAnswered(
+        _ disposition: ChallengeDisposition, unanswered: TLSHandshakeHook.Unanswered, hook: TLSHandshakeHook
+    ) {
+        guard !isFinished else { return }
+        switch hook.apply(disposition, to: unanswered, url: request.url) {
+        case .fail(let error): finish(error: error)
+        case .retry: startHop()
+        }
     }
 
     private func askForNewBodyStream() {

@@ -11,6 +11,8 @@ public final class Session: Sendable {
     public let configuration: SessionConfiguration
     public let delegate: (any SessionDelegate)?
     let scheduler: TaskScheduler
+    /// Answers to server-trust and client-certificate challenges, for every task of the session (AU-07).
+    let connectionDecisions = ConnectionDecisions()
 
     /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
     /// delegate, exactly once) → invalid.

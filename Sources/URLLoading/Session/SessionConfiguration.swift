@@ -79,6 +79,17 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var tlsMaximumVersion: TLSVersion?
     /// Extra certificate authorities (PEM) trusted in addition to the system store.
     public var additionalTrustedCAsPEM: String?
+    /// SHA-256 public-key pins, `sha256//BASE64` as curl writes them (see `PublicKeyPin`): the server's
+    /// leaf key must be one of them. A pin only tightens trust, the chain must still be trusted (TLS-08, TLS-09).
+    public var pinnedPublicKeys: [String] = []
+    /// Certificates trusted for one host each whatever the trust store says, e.g. a self-signed server (TLS-03).
+    public var trustedServerCertificates: [TrustedServerCertificate] = []
+    /// The client certificate presented when a server asks for one (TLS-11). Nil: a server's request
+    /// becomes a client-certificate challenge for the delegate, or the handshake goes on without one.
+    public var clientIdentity: ClientIdentity?
+    /// Accept any server certificate, unchecked (`ferry get -k`). Nothing else ever skips server trust
+    /// evaluation; pins are still checked, as curl does.
+    public var skipsServerTrustEvaluation = false
     /// Proxy for every request (SES-21, PR-02, PR-03). Nil: direct connections (environment proxy
     /// variables are ignored, so a session behaves the same wherever it runs).
     public var proxy: Proxy?
@@ -137,6 +148,9 @@ public struct SessionConfiguration: Sendable, Equatable {
         guard maximumRedirects >= 0 else { throw ConfigurationError("maximumRedirects must not be negative") }
         if let low = tlsMinimumVersion, let high = tlsMaximumVersion, low > high {
             throw ConfigurationError("tlsMinimumVersion \(low.rawValue) is above tlsMaximumVersion \(high.rawValue)")
+        }
+        if let pin = pinnedPublicKeys.first(where: { !PublicKeyPin.isValid($0) }) {
+            throw ConfigurationError("'\(pin)' is not a public-key pin (sha256// and the Base64 of 32 bytes)")
         }
         if let proxy, !(1...65535).contains(proxy.port) {
             throw ConfigurationError("proxy port \(proxy.port) is out of range")
