@@ -20,7 +20,7 @@ public struct WebhookRetrySchedule: Sendable, Equatable, CustomStringConvertible
     /// Parses `5s,5m,30m`; nil when any part is not a positive number with a unit of s, m, h or d.
     public init?(parsing text: String) {
         var delays: [Duration] = []
-        for part in text.split(separator: ",") {
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = part.trimmingCharacters(in: .whitespaces)
             guard let unit = item.last, let number = Int(item.dropLast()), number > 0 else { return nil }
             let seconds: Int
