@@ -27,7 +27,9 @@ struct WebhookDeliveryQueue: Sendable {
     }
 
     /// Claims up to `limit` due deliveries; each stays claimed for `leaseSeconds` (longer than an
-    /// attempt may take), after which another dispatcher may take it if this one died.
+    /// attempt may take), after which another dispatcher may take it if this one died. Due
+    /// deliveries of a disabled endpoint fail without a request: a job event that raced the 410
+    /// (its statement started before the endpoint was disabled) may have queued one.
     func claim(limit: Int, leaseSeconds: Int) async throws -> [Due] {
         let rows = try await client.query(
             """
@@ -37,6 +39,10 @@ struct WebhookDeliveryQueue: Sendable {
                   AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.disabled_at IS NOT NULL)
                 ORDER BY d.next_attempt_at LIMIT \(limit)
                 FOR UPDATE OF d SKIP LOCKED
+            ), abandoned AS (
+                UPDATE webhook_deliveries d SET status = 'failed', next_attempt_at = NULL
+                FROM webhook_endpoints e
+                WHERE e.id = d.endpoint_id AND e.disabled_at IS NOT NULL AND d.status = 'pending' AND d.next_attempt_at <= now()
             ), claimed AS (
                 UPDATE webhook_deliveries d SET next_attempt_at = now() + \(leaseSeconds) * interval '1 second'
                 FROM due WHERE d.id = due.id
