@@ -106,7 +106,7 @@ struct JobEventStream: Sendable {
     }
 
     static func stateFrame(id: Int64, job: JobRecord) throws -> String {
-        frame(id: id, event: "job.\(job.state.rawValue)", data: String(decoding: try encoder.encode(JobView(job)), as: UTF8.self))
+        frame(id: id, event: "job.\(job.state.rawValue)", data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(JobView(job)), as: UTF8.self))
     }
 
     static func frame(id: Int64, event: String, data: String) -> String {
@@ -123,12 +123,5 @@ struct JobEventStream: Sendable {
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Like the API's response encoder: the same bytes as `GET /v1/jobs/{id}`.
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -145,6 +145,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let database = databaseURL.map { "\($0)" } ?? "private cluster in \(dataDirectory)/postgres"
         let admin = adminKey == nil ? "generated on first start" : "set"
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
-            + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused")"
+            + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
+            + "webhook retries after \(webhookRetrySchedule)"
     }
 }

@@ -14,6 +14,6 @@ struct WebhookPayload: Encodable {
     }
 
     func encoded() throws -> Data {
-        try JobEventStream.encoder.encode(self)
+        try GatewayRequestContext.jsonEncoder.encode(self)
     }
 }
