@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 /// One Server-Sent Events stream (`GET /v1/jobs/{id}/events`, `GET /v1/events`): stored state events
 /// from `job_events` (replayed after a Last-Event-ID, then followed live through `JobEventFeed`),
@@ -38,6 +39,19 @@ struct JobEventStream: Sendable {
         }
         defer { ticker.cancel() }
         let (tenant, job) = (self.tenant, self.job)
+        // A stream never ends by itself while its job runs: ferryd shutting down ends it, so the
+        // server's graceful shutdown need not wait for its clients to go.
+        try await withGracefulShutdownHandler {
+            try await follow(&writer, signals: signals, signal: signal, tenant: tenant, job: job)
+        } onGracefulShutdown: {
+            signal.yield(.notice(.closing))
+        }
+        try await writer.finish(nil)
+    }
+
+    private func follow(
+        _ writer: inout any ResponseBodyWriter, signals: AsyncStream<Signal>, signal: AsyncStream<Signal>.Continuation, tenant: UUID, job: UUID?
+    ) async throws {
         try await feed.withSubscription({ notice in
             switch notice {
             case .stored(_, tenant, let eventJob, _) where job == nil || job == eventJob: signal.yield(.notice(notice))
@@ -62,7 +76,6 @@ struct JobEventStream: Sendable {
                 }
             }
         }
-        try await writer.finish(nil)
     }
 
     /// The single-job stream's first event is the job's current state; a resumed stream replays what
