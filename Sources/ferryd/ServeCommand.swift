@@ -86,12 +86,18 @@ struct ServeCommand: AsyncParsableCommand {
                 workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
                 retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
             metrics: metrics, logger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger))
+        let events = JobEventFeed(client: client, logger: logger)
+        let webhooks = WebhookDispatcher(
+            client: client, feed: events,
+            settings: WebhookDispatcher.Settings(
+                schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
+            logger: logger)
+        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger, events: events))
         let host = configuration.host
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "ferryd"),
-            services: [client, workers],
+            services: [client, workers, events, webhooks],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 // On standard output, unbuffered: scripts and tests wait for this line.

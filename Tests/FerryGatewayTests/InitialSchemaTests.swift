@@ -45,7 +45,10 @@ struct InitialSchemaTests {
             for try await name in rows.decode(String.self) {
                 tables.append(name)
             }
-            #expect(tables == ["api_keys", "blobs", "ferry_migrations", "job_attempts", "jobs", "sessions", "tenants", "webhook_outbox"])
+            #expect(tables == [
+                "api_keys", "blobs", "ferry_migrations", "job_attempts", "job_events", "jobs", "sessions", "tenants",
+                "webhook_attempts", "webhook_deliveries", "webhook_endpoints", "webhook_secrets",
+            ])
         }
     }
 

@@ -10,12 +10,16 @@ public enum GatewayApplication {
         public var files: GatewayFiles
         public var metrics: GatewayMetrics
         public var logger: Logger
+        /// Job events for the Server-Sent Events routes; it must run as a service of the application
+        /// for streams to follow live events.
+        public var events: JobEventFeed
 
-        public init(client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger) {
+        public init(client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, events: JobEventFeed? = nil) {
             self.client = client
             self.files = files
             self.metrics = metrics
             self.logger = logger
+            self.events = events ?? JobEventFeed(client: client, logger: logger)
         }
     }
 
@@ -35,10 +39,14 @@ public enum GatewayApplication {
         jobRoutes.addTenantRoutes(to: v1)
         BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
         SessionRoutes(sessions: SessionStore(client: dependencies.client, logger: logger)).add(to: v1)
+        EventRoutes(store: JobEventStore(client: dependencies.client, logger: logger), feed: dependencies.events).add(to: v1)
+        let webhookRoutes = WebhookRoutes(store: WebhookStore(client: dependencies.client, logger: logger), urlPolicy: OutboundURLPolicy())
+        webhookRoutes.addTenantRoutes(to: v1)
 
         let admin = v1.group("/admin")
         TenantRoutes(keys: keys).add(to: admin)
         jobRoutes.addAdminRoutes(to: admin)
+        webhookRoutes.addAdminRoutes(to: admin)
         return router
     }
 }

@@ -24,7 +24,10 @@ public struct GatewayRequestContext: RequestContext {
     }
 
     /// Sorted keys and plain slashes: stable output that diffs well and reads well in a terminal.
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.jsonEncoder }
+
+    /// The encoder of every JSON the API sends, in responses and in event streams and webhooks alike.
+    static var jsonEncoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

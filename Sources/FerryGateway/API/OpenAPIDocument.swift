@@ -46,6 +46,14 @@ enum OpenAPIDocument {
     {
       "name": "metrics",
       "description": "Prometheus metrics, without authentication."
+    },
+    {
+      "name": "events",
+      "description": "A tenant's job events as Server-Sent Events (tenant API key)."
+    },
+    {
+      "name": "webhooks",
+      "description": "Signed webhooks (Standard Webhooks): the tenant's secret, endpoints and the delivery log (tenant API key)."
     }
   ],
   "paths": {
@@ -1259,6 +1267,470 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/jobs/{id}/events": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "streamJobEvents",
+        "tags": [
+          "events"
+        ],
+        "summary": "One job's events as Server-Sent Events",
+        "description": "First the job's current state as a state event (or, with Last-Event-ID, the stored state events after it), then its changes and progress as they happen. The server ends the stream after the job's final state event (succeeded, failed, cancelled). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/LastEventID"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The event stream.",
+            "headers": {
+              "Cache-Control": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "no-store"
+                  ]
+                }
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/events": {
+      "get": {
+        "operationId": "streamEvents",
+        "tags": [
+          "events"
+        ],
+        "summary": "All of the tenant's job events as Server-Sent Events",
+        "description": "Changes and progress of every job of the tenant from now on (or, with Last-Event-ID, the stored state events after it first). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/LastEventID"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The event stream.",
+            "headers": {
+              "Cache-Control": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "no-store"
+                  ]
+                }
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/secret": {
+      "get": {
+        "operationId": "getWebhookSecret",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "The secret job callbacks are signed with",
+        "description": "Made on first use. Job callbacks (`callback.url`) carry `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256>` per Standard Webhooks.",
+        "responses": {
+          "200": {
+            "description": "The current secret.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSecret"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/secret/rotate": {
+      "post": {
+        "operationId": "rotateWebhookSecret",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Rotate the callback secret",
+        "description": "The previous secret keeps signing for 24 hours: meanwhile each delivery carries both signatures (`v1,<new> v1,<old>`).",
+        "responses": {
+          "200": {
+            "description": "The new secret.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSecret"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/endpoints": {
+      "post": {
+        "operationId": "createWebhookEndpoint",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Register a webhook endpoint",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewWebhookEndpoint"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The endpoint, with its secret.",
+            "headers": {
+              "Location": {
+                "required": true,
+                "description": "`/v1/webhooks/endpoints/{id}` of the new endpoint.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CreatedWebhookEndpoint"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listWebhookEndpoints",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "The tenant's webhook endpoints",
+        "responses": {
+          "200": {
+            "description": "Oldest first, without secrets.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookEndpointList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/endpoints/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/EndpointID"
+        }
+      ],
+      "delete": {
+        "operationId": "deleteWebhookEndpoint",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Remove a webhook endpoint (and its pending deliveries)",
+        "responses": {
+          "204": {
+            "description": "Removed."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/deliveries": {
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Webhook deliveries, newest first, with their attempts",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeliveryJob"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "At most 200 deliveries.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantWebhookDeliveryList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/webhooks/deliveries/{id}/redeliver": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/DeliveryID"
+        }
+      ],
+      "post": {
+        "operationId": "redeliverWebhookDelivery",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Send a delivery again",
+        "description": "Due at once, with a fresh retry schedule and the same `webhook-id`.",
+        "responses": {
+          "202": {
+            "description": "The delivery, pending.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/WebhookDelivery"
+                    },
+                    {
+                      "not": {
+                        "required": [
+                          "tenant"
+                        ]
+                      }
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/EndpointDisabled"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/deliveries": {
+      "get": {
+        "operationId": "adminListWebhookDeliveries",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Webhook deliveries, newest first, with their attempts, of every tenant",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeliveryJob"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "At most 200 deliveries.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AdminWebhookDeliveryList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/admin/webhooks/deliveries/{id}/redeliver": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/DeliveryID"
+        }
+      ],
+      "post": {
+        "operationId": "adminRedeliverWebhookDelivery",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Send a delivery again",
+        "description": "Due at once, with a fresh retry schedule and the same `webhook-id`.",
+        "responses": {
+          "202": {
+            "description": "The delivery, pending.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "allOf": [
+                    {
+                      "$ref": "#/components/schemas/WebhookDelivery"
+                    },
+                    {
+                      "required": [
+                        "tenant"
+                      ]
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/EndpointDisabled"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -1365,6 +1837,46 @@ enum OpenAPIDocument {
         "in": "path",
         "required": true,
         "description": "A session id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "LastEventID": {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "The id of the last event a reconnecting client received: the stored state events after it are replayed, then the stream continues live.",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]+$"
+        }
+      },
+      "EndpointID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A webhook endpoint id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "DeliveryID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A webhook delivery id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "DeliveryJob": {
+        "name": "job",
+        "in": "query",
+        "required": false,
+        "description": "Only this job's deliveries.",
         "schema": {
           "type": "string",
           "format": "uuid"
@@ -1496,6 +2008,16 @@ enum OpenAPIDocument {
           "application/json": {
             "schema": {
               "$ref": "#/components/schemas/AdminJob"
+            }
+          }
+        }
+      },
+      "EndpointDisabled": {
+        "description": "The delivery's endpoint was disabled after a 410 Gone (`endpoint_disabled`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
             }
           }
         }
@@ -2403,6 +2925,280 @@ enum OpenAPIDocument {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/Session"
+            }
+          }
+        }
+      },
+      "WebhookSecret": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "secret"
+        ],
+        "properties": {
+          "secret": {
+            "type": "string",
+            "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$",
+            "description": "`whsec_` and base64 of the key: verify `webhook-signature` with HMAC-SHA256 over `id.timestamp.body` keyed with the decoded bytes."
+          },
+          "previous_valid_until": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "After a rotation: until then deliveries are also signed with the previous secret."
+          }
+        }
+      },
+      "WebhookEventType": {
+        "type": "string",
+        "enum": [
+          "job.queued",
+          "job.running",
+          "job.paused",
+          "job.waiting_for_decision",
+          "job.retrying",
+          "job.succeeded",
+          "job.failed",
+          "job.cancelled",
+          "job.progress"
+        ]
+      },
+      "NewWebhookEndpoint": {
+        "type": "object",
+        "required": [
+          "url",
+          "events"
+        ],
+        "properties": {
+          "url": {
+            "type": "string",
+            "description": "http or https; its addresses pass the same guard as jobs' at every connection."
+          },
+          "events": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/WebhookEventType"
+            },
+            "description": "`job.progress` is sent at most once per job every 5 s."
+          }
+        }
+      },
+      "WebhookEndpoint": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "url",
+          "events",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "url": {
+            "type": "string"
+          },
+          "events": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookEventType"
+            }
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "disabled_at": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "When the receiver answered 410 Gone; no more deliveries are made."
+          },
+          "disabled_reason": {
+            "type": "string"
+          },
+          "secret": {
+            "type": "string",
+            "pattern": "^whsec_[A-Za-z0-9+/]+={0,2}$",
+            "description": "Only in the response that created the endpoint."
+          }
+        }
+      },
+      "CreatedWebhookEndpoint": {
+        "description": "A new endpoint, with its secret (shown this once).",
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/WebhookEndpoint"
+          },
+          {
+            "required": [
+              "secret"
+            ]
+          }
+        ]
+      },
+      "WebhookEndpointList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "endpoints"
+        ],
+        "properties": {
+          "endpoints": {
+            "type": "array",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/WebhookEndpoint"
+                },
+                {
+                  "not": {
+                    "required": [
+                      "secret"
+                    ]
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "WebhookAttempt": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "attempt",
+          "started_at",
+          "latency_ms"
+        ],
+        "properties": {
+          "attempt": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "started_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "latency_ms": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "response_status": {
+            "type": "integer",
+            "description": "What the receiver answered; absent when it did not answer."
+          },
+          "error": {
+            "type": "string",
+            "description": "Why there was no usable answer (refused, timed out, redirected, ...)."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "job",
+          "webhook_id",
+          "type",
+          "url",
+          "status",
+          "created_at",
+          "attempts"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "tenant": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "job": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "webhook_id": {
+            "type": "string",
+            "description": "The `webhook-id` header of every attempt: the event's id."
+          },
+          "type": {
+            "$ref": "#/components/schemas/WebhookEventType"
+          },
+          "url": {
+            "type": "string"
+          },
+          "endpoint": {
+            "$ref": "#/components/schemas/ID",
+            "description": "Absent for the job's own callback."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "failed"
+            ]
+          },
+          "next_attempt_at": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "While pending."
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "delivered_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "attempts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookAttempt"
+            }
+          }
+        }
+      },
+      "TenantWebhookDeliveryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "deliveries"
+        ],
+        "properties": {
+          "deliveries": {
+            "type": "array",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/WebhookDelivery"
+                },
+                {
+                  "not": {
+                    "required": [
+                      "tenant"
+                    ]
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "AdminWebhookDeliveryList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "deliveries"
+        ],
+        "properties": {
+          "deliveries": {
+            "type": "array",
+            "items": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/WebhookDelivery"
+                },
+                {
+                  "required": [
+                    "tenant"
+                  ]
+                }
+              ]
             }
           }
         }

@@ -60,4 +60,12 @@ extension ConfigurationValue {
         }
         return Secret(text)
     }
+
+    /// Waits between webhook attempts, like `5s,5m,30m,2h`.
+    func webhookRetrySchedule() throws(GatewayConfigurationError) -> WebhookRetrySchedule {
+        guard let schedule = WebhookRetrySchedule(parsing: text) else {
+            throw GatewayConfigurationError("\(origin) must be durations like 5s,5m,2h,1d separated by commas, got '\(text)'")
+        }
+        return schedule
+    }
 }

@@ -41,6 +41,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var leaseSeconds: Int
     /// `FERRY_RETRY_BASE_MS`: the wait before a failed job's second attempt; each later wait doubles.
     public var retryBaseMilliseconds: Int
+    /// `FERRY_WEBHOOK_RETRY_SCHEDULE`: the waits between a webhook delivery's attempts (`5s,5m,30m,...`).
+    public var webhookRetrySchedule: WebhookRetrySchedule
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -53,7 +55,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         allowPrivateNetworks: Bool = false,
         migrationsDirectory: String? = nil,
         leaseSeconds: Int = GatewayConfiguration.defaultLeaseSeconds,
-        retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds
+        retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds,
+        webhookRetrySchedule: WebhookRetrySchedule = .standard
     ) {
         self.port = port
         self.host = host
@@ -65,6 +68,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.migrationsDirectory = migrationsDirectory
         self.leaseSeconds = leaseSeconds
         self.retryBaseMilliseconds = retryBaseMilliseconds
+        self.webhookRetrySchedule = webhookRetrySchedule
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -116,6 +120,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
 
         let leaseSeconds = setting(nil, "", "FERRY_LEASE_SECONDS") { try $0.integer(in: 2...3600) }
         let retryBase = setting(nil, "", "FERRY_RETRY_BASE_MS") { try $0.integer(in: 1...3_600_000) }
+        let webhookRetrySchedule = setting(nil, "", "FERRY_WEBHOOK_RETRY_SCHEDULE") { try $0.webhookRetrySchedule() }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -130,7 +135,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             allowPrivateNetworks: allowPrivateNetworks ?? false,
             migrationsDirectory: migrationsDirectory,
             leaseSeconds: leaseSeconds ?? Self.defaultLeaseSeconds,
-            retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds
+            retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds,
+            webhookRetrySchedule: webhookRetrySchedule ?? .standard
         )
     }
 
@@ -139,6 +145,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let database = databaseURL.map { "\($0)" } ?? "private cluster in \(dataDirectory)/postgres"
         let admin = adminKey == nil ? "generated on first start" : "set"
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
-            + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused")"
+            + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
+            + "webhook retries after \(webhookRetrySchedule)"
     }
 }

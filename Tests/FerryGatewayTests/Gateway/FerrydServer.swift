@@ -12,6 +12,8 @@ final class FerrydServer: Sendable {
         var leaseSeconds = 5
         var retryBaseMilliseconds = 100
         var allowPrivateNetworks = true
+        /// Webhook retries in seconds, not hours, so a test sees several attempts.
+        var webhookRetrySchedule = "1s,1s,2s"
     }
 
     let baseURL: String
@@ -57,6 +59,7 @@ final class FerrydServer: Sendable {
         environment["FERRY_LEASE_SECONDS"] = String(options.leaseSeconds)
         environment["FERRY_RETRY_BASE_MS"] = String(options.retryBaseMilliseconds)
         environment["FERRY_ALLOW_PRIVATE_NETWORKS"] = options.allowPrivateNetworks ? "true" : "false"
+        environment["FERRY_WEBHOOK_RETRY_SCHEDULE"] = options.webhookRetrySchedule
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Reads `job_events`: the stored state events a stream replays and follows. Each event carries the
+/// job row as it was right after the change, read back through `jsonb_populate_record` into the
+/// same columns as a live job, so the event's job view is built exactly like `GET /v1/jobs/{id}`'s.
+struct JobEventStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    struct StoredEvent: Sendable {
+        var id: Int64
+        var type: String
+        var job: JobRecord
+    }
+
+    /// The select list of `StoredEvent`s over `job_events e`: the job's columns, then id and type.
+    static let selectEvent = """
+        SELECT \(JobRecord.columns), event_id, event_type FROM (
+            SELECT e.id AS event_id, e.type AS event_type, (jsonb_populate_record(NULL::jobs, e.job)).* FROM job_events e
+        """
+
+    /// State events (not stored progress) of `tenant`, of one `job` or all, with ids above `after`, oldest first.
+    func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500) async throws -> [StoredEvent] {
+        let rows = try await client.query(
+            """
+            \(unescaped: Self.selectEvent)
+                WHERE e.tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR e.job_id = \(job)) AND e.id > \(after) AND e.type <> 'job.progress'
+                ORDER BY e.id LIMIT \(limit)
+            ) AS jobs ORDER BY event_id
+            """, logger: logger)
+        var events: [StoredEvent] = []
+        for try await row in rows { events.append(try Self.event(row)) }
+        return events
+    }
+
+    static func event(_ row: PostgresRow) throws -> StoredEvent {
+        let columns = row.makeRandomAccess()
+        return StoredEvent(id: try columns[23].decode(Int64.self), type: try columns[24].decode(String.self), job: try JobRecord(row: row))
+    }
+
+    /// The job now and the id of its latest state event (0 when it has none), read together.
+    func current(job: UUID, tenant: UUID) async throws -> (job: JobRecord, latestEvent: Int64)? {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: JobRecord.columns),
+                   coalesce((SELECT max(e.id) FROM job_events e WHERE e.job_id = jobs.id AND e.type <> 'job.progress'), 0)
+            FROM jobs WHERE id = \(job) AND tenant_id = \(tenant)
+            """, logger: logger)
+        for try await row in rows { return (try JobRecord(row: row), try row.makeRandomAccess()[23].decode(Int64.self)) }
+        return nil
+    }
+
+    /// The id of the tenant's latest event (0 when none): where a stream without Last-Event-ID starts.
+    func latestEvent(tenant: UUID) async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM job_events WHERE tenant_id = \(tenant)", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return 0
+    }
+}
