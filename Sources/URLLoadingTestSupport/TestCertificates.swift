@@ -35,9 +35,17 @@ public struct TestCertificates: Sendable, Hashable {
     static let openssl = CommandLineTool(executablePath: "/usr/bin/openssl")
 
     /// Creates the CA, server and client certificates (RSA 2048, valid for 10 years).
+    ///
+    /// It waits for several openssl processes on a Dispatch thread: blocking one of the few
+    /// cooperative threads that long starves every other test's async work in the process (origin
+    /// servers included), and their timeouts fire.
     /// - Throws: `TestServerError.toolMissing` without openssl, `.toolFailed` (with openssl's
     ///   standard error) when a step fails.
-    public static func generate() throws -> TestCertificates {
+    public static func generate() async throws -> TestCertificates {
+        try await offTheCooperativePool { try generateNow() }
+    }
+
+    private static func generateNow() throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("ferry-certificates-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -140,7 +148,11 @@ public struct TestCertificates: Sendable, Hashable {
 
     /// curl's `sha256//<base64>` pin of the public key of the certificate at `path`, computed with
     /// openssl, independently of Ferry.
-    public func publicKeyPin(ofCertificateAt path: String) throws -> String {
+    public func publicKeyPin(ofCertificateAt path: String) async throws -> String {
+        try await Self.offTheCooperativePool { try publicKeyPinNow(ofCertificateAt: path) }
+    }
+
+    private func publicKeyPinNow(ofCertificateAt path: String) throws -> String {
         let directory = URL(fileURLWithPath: directory)
         let name = "pin-\(UUID().uuidString)"
         try Self.openssl.run(["x509", "-in", path, "-pubkey", "-noout", "-out", "\(name).pem"], in: directory)
@@ -148,6 +160,12 @@ public struct TestCertificates: Sendable, Hashable {
         try Self.openssl.run(["dgst", "-sha256", "-binary", "-out", "\(name).sha256", "\(name).der"], in: directory)
         let digest = try Data(contentsOf: directory.appendingPathComponent("\(name).sha256"))
         return "sha256//" + digest.base64EncodedString()
+    }
+
+    private static func offTheCooperativePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// Deletes the directory and everything in it.

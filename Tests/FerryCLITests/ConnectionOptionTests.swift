@@ -8,7 +8,7 @@ struct ConnectionOptionTests {
     // multiplexing) off. --cacert trusts the test CA in addition to the system store; without it the
     // certificate is refused (ER-01: a clear transport error).
     @Test func http11TurnsOffHTTP2() async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await CLIFixture.withOrigin(tls: .init(certificates: certificates)) { origin in
             let url = "https://127.0.0.1:\(origin.port)/http-version"

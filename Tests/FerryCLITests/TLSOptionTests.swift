@@ -7,7 +7,7 @@ struct TLSOptionTests {
     private func withOrigin(
         _ options: (TestCertificates) -> OriginServer.TLSOptions, _ body: (OriginServer, TestCertificates) async throws -> Void
     ) async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await CLIFixture.withOrigin(tls: options(certificates)) { origin in try await body(origin, certificates) }
     }
@@ -17,8 +17,8 @@ struct TLSOptionTests {
     @Test func pinnedPublicKey() async throws {
         try await withOrigin({ .init(certificates: $0) }) { origin, certificates in
             let url = "https://127.0.0.1:\(origin.port)/bytes/100"
-            let pin = try certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)
-            let otherPin = try certificates.publicKeyPin(ofCertificateAt: certificates.clientCertificatePath)
+            let pin = try await certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)
+            let otherPin = try await certificates.publicKeyPin(ofCertificateAt: certificates.clientCertificatePath)
 
             let matching = try await FerryProcess.run(
                 ["get", url, "--cacert", certificates.caCertificatePath, "--pinnedpubkey", "\(otherPin);\(pin)"])

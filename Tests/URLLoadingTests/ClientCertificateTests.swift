@@ -11,7 +11,7 @@ struct ClientCertificateTests {
     private func withMutualTLSOrigin(
         maximum: TLSProtocolVersion? = nil, _ body: (OriginServer, TestCertificates) async throws -> Void
     ) async throws {
-        let certificates = try await Fixture.certificates()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(certificates: certificates, maximumTLSVersion: maximum, requireClientCertificate: true)
         try await Fixture.withOrigin(tls: options) { origin in try await body(origin, certificates) }

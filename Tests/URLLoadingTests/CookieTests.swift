@@ -198,7 +198,7 @@ struct CookieTransferTests {
 
     @Test("a Secure cookie set over https goes to https only, never to http on the same host (CK-02)")
     func secureOnlyOverHTTPS() async throws {
-        let certificates = try await Fixture.certificates()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { secure in
             try await Fixture.withOrigin { plain in

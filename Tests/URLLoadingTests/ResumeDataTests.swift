@@ -215,7 +215,7 @@ struct ResumeDataTests {
 
     @Test("pause and continue over https with HTTP/2 (DL-07, DL-09)")
     func overHTTP2() async throws {
-        let certificates = try await Fixture.certificates()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(certificates: certificates, http2: true)
         try await Fixture.withOrigin(tls: options) { origin in

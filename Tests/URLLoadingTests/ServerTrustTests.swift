@@ -12,7 +12,7 @@ struct ServerTrustTests {
     private func withOrigin(
         selfSigned: Bool = true, _ body: (OriginServer, TestCertificates) async throws -> Void
     ) async throws {
-        let certificates = try await Fixture.certificates()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(certificates: certificates, selfSigned: selfSigned)
         try await Fixture.withOrigin(tls: options) { origin in try await body(origin, certificates) }
@@ -207,7 +207,7 @@ struct ServerTrustTests {
             let pin = try #require(PublicKeyPin.sha256(ofCertificate: try der(certificates.serverCertificatePath)))
             let otherPin = try #require(PublicKeyPin.sha256(ofCertificate: try der(certificates.clientCertificatePath)))
             #expect(pin != otherPin)
-            #expect(pin == (try certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)))
+            #expect(pin == (try await certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)))
             let url = origin.url("/bytes/10")
 
             let matching = try Fixture.session {
@@ -262,7 +262,7 @@ struct ServerTrustTests {
 
     @Test("TLS-12, SES-20: a minimum of TLS 1.3 against a TLS 1.2-only server fails, naming the versions")
     func versionMismatchMessage() async throws {
-        let certificates = try await Fixture.certificates()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(certificates: certificates, maximumTLSVersion: .tls12)
         try await Fixture.withOrigin(tls: options) { origin in

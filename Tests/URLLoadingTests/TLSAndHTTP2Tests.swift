@@ -10,7 +10,7 @@ struct TLSAndHTTP2Tests {
         http2: Bool = true, minimum: TLSProtocolVersion? = nil, maximum: TLSProtocolVersion? = nil,
         _ body: (OriginServer, TestCertificates) async throws -> Void
     ) async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         let options = OriginServer.TLSOptions(
             certificates: certificates, http2: http2, minimumTLSVersion: minimum, maximumTLSVersion: maximum)

@@ -35,15 +35,6 @@ enum Fixture {
         try await OriginServer.withRunning(tls: tls, body)
     }
 
-    /// `TestCertificates.generate()` on a Dispatch thread: it waits for several openssl processes,
-    /// and blocking one of the few cooperative threads for that long starves every other test's
-    /// async work (origin servers included), making their timeouts fire.
-    static func certificates() async throws -> TestCertificates {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try TestCertificates.generate() }) }
-        }
-    }
-
     /// Parses `/echo`'s JSON report.
     static func echo(_ data: Data) throws -> EchoReport {
         try EchoReport(data)
