@@ -16,6 +16,7 @@ import NIOCore
 /// - `/echo`: a JSON report of the request (see `EchoRoutes`); `/slow-upload-sink` the same
 ///   after reading the body slowly.
 /// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`; anything else is 404.
+/// - `/protected/...?schemes=basic,digest,bearer&...`: Basic, Digest and Bearer challenges (see `AuthRoutes`).
 ///
 /// Every method reaches every route. Every request is recorded in `requests`.
 public final class OriginServer: Sendable {

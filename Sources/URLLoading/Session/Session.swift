@@ -11,6 +11,8 @@ public final class Session: Sendable {
     public let configuration: SessionConfiguration
     public let delegate: (any SessionDelegate)?
     let scheduler: TaskScheduler
+    /// `.forSession` credentials that worked for this session's tasks (AU-03).
+    let keptCredentials = SessionCredentials()
 
     /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
     /// delegate, exactly once) → invalid.
