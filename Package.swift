@@ -54,6 +54,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                // MD5 and SHA-256 for the Digest route, independent of the engine's own.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -62,6 +62,7 @@ struct OriginRouter: Sendable {
             OriginRoute(.prefix("/cache/expires/"), CacheRoutes.expires),
             OriginRoute(.exact("/cache/vary"), CacheRoutes.vary),
             OriginRoute(.prefix("/cookies/"), CookieRoutes.serve),
+            OriginRoute(.prefix("/protected/"), AuthRoutes.protected),
         ],
         fallback: OriginRoute(.prefix("/"), InfoRoutes.notFound)
     )

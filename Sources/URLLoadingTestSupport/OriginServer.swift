@@ -19,6 +19,7 @@ import NIOCore
 /// - `/cache/max-age/{s}`, `/cache/no-store`, `/cache/no-cache`, `/cache/last-modified`,
 ///   `/cache/expires/{s}`, `/cache/vary`: caching headers, bodies numbered per URI (see `CacheRoutes`).
 /// - `/cookies/.../{set,raw,expire,redirect,show}`: setting and showing cookies (see `CookieRoutes`).
+/// - `/protected/...?schemes=basic,digest,bearer&...`: Basic, Digest and Bearer challenges (see `AuthRoutes`).
 ///
 /// Anything else is 404.
 ///

@@ -30,6 +30,14 @@ struct GetCommand: AsyncParsableCommand {
             Netscape cookie jar (curl's format), -c writes every cookie there at the end; cookies \
             set by responses are sent on later requests and redirects of the same run.
 
+            With -u user:password, a server's Basic or Digest challenge (whichever it sent) is \
+            answered, for the hosts of the command's URLs only; a rejected password fails the transfer \
+            with HTTP 401.
+
+            With -C - (or --continue), an existing output file is continued from its size with a Range \
+            request and the rest appended. A server that answers 416 has nothing more (the file is \
+            complete); one that ignores the range fails the transfer and the file is left as it was.
+
             A progress bar is drawn on standard error when it is a terminal, except with -s or when \
             the body itself goes to the terminal.
 
@@ -65,6 +73,15 @@ struct GetCommand: AsyncParsableCommand {
         name: .customLong("parallel"), parsing: .unconditional,
         help: ArgumentHelp("With -i: run up to <n> transfers at once (default: \(Self.defaultParallel)).", valueName: "n"))
     var parallel: Int?
+
+    @Option(
+        name: [.customShort("C"), .customLong("continue-at")],
+        help: ArgumentHelp("'-C -': continue a partial output file from its size (a Range request, as curl does).",
+                           valueName: "-"))
+    var continueAt: String?
+
+    @Flag(name: .customLong("continue"), help: "The same as -C -.")
+    var continuePartialFile = false
 
     @OptionGroup(title: "Request options")
     var request: RequestOptions
@@ -107,6 +124,17 @@ struct GetCommand: AsyncParsableCommand {
                 throw ValidationError("-i needs -d <dir>: where to save the files")
             }
         }
+        if let continueAt, continueAt != "-" {
+            throw ValidationError("-C takes '-' (continue from the output file's size); offsets are not supported")
+        }
+        if continues {
+            if url != nil, output == nil || output == "-" {
+                throw ValidationError("-C - continues a file: give -o <file>")
+            }
+            if request.uploadFile != nil || request.data != nil {
+                throw ValidationError("-C - continues downloads; it cannot be combined with --data or --upload-file")
+            }
+        }
         if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1 (got \(parallel))") }
     }
 
@@ -119,7 +147,7 @@ struct GetCommand: AsyncParsableCommand {
         let session: Session
         do {
             plan = try makePlan()
-            session = try makeSession(batch: plan.isBatch)
+            session = try makeSession(for: plan)
         } catch {
             FileHandle.standardError.write(Data(Self.usageErrorMessage(error).utf8))
             throw ExitCode(ExitStatus.usage.code)
@@ -131,7 +159,8 @@ struct GetCommand: AsyncParsableCommand {
         let meter =
             showsProgress(plan, console: console) ? ProgressMeter(style: progressStyle(plan), console: console) : nil
         meter?.start()
-        let runner = TransferRunner(session: session, createdFileMode: createdFileMode)
+        var runner = TransferRunner(session: session, createdFileMode: createdFileMode)
+        runner.continuesPartialFiles = continues
         var summary = TransferSummary(console: console, interruption: interruption)
 
         if plan.isBatch {
@@ -175,12 +204,17 @@ struct GetCommand: AsyncParsableCommand {
         return try GetPlan.single(url: url, output: output, template: template)
     }
 
-    private func makeSession(batch: Bool) throws(UsageError) -> Session {
-        let connectionsPerHost = batch ? parallel ?? Self.defaultParallel : nil
+    private var continues: Bool { continueAt != nil || continuePartialFile }
+
+    private func makeSession(for plan: GetPlan) throws(UsageError) -> Session {
+        let connectionsPerHost = plan.isBatch ? parallel ?? Self.defaultParallel : nil
         var configuration = try connection.sessionConfiguration(
             connectionsPerHost: connectionsPerHost, persistent: storage.needsPersistentSession)
         try storage.apply(to: &configuration)
         try tls.apply(to: &configuration)
+        if let credentials = try request.credentialStorage(for: plan.jobs.map(\.request.url)) {
+            configuration.credentialStorage = credentials
+        }
         do {
             return try Session(configuration: configuration)
         } catch {

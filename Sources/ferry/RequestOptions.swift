@@ -31,6 +31,13 @@ struct RequestOptions: ParsableArguments {
             valueName: "file"))
     var uploadFile: String?
 
+    @Option(
+        name: [.customShort("u"), .customLong("user")],
+        help: ArgumentHelp(
+            "Answer the server's Basic or Digest challenge with <user:password> (for the command's own hosts only).",
+            valueName: "user:password"))
+    var user: String?
+
     mutating func validate() throws {
         do {
             _ = try headerLines()
@@ -39,6 +46,13 @@ struct RequestOptions: ParsableArguments {
         }
         if let method, method.isEmpty || !method.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-" || $0 == "_") }) {
             throw ValidationError("-X '\(method)': a method is letters only (GET, POST, DELETE, ...)")
+        }
+        if let user {
+            do {
+                _ = try CommandLineCredentials.parse(user)
+            } catch {
+                throw ValidationError(error.description)
+            }
         }
         if data != nil, uploadFile != nil {
             throw ValidationError("--data and --upload-file both give a body; use one")
@@ -64,6 +78,12 @@ struct RequestOptions: ParsableArguments {
             impliedMethod = "PUT"
         }
         return RequestTemplate(method: method ?? impliedMethod, headers: headers, body: body, uploadFile: upload)
+    }
+
+    /// `-u`: the storage that answers challenges from `urls`' hosts with the credential; nil without -u.
+    func credentialStorage(for urls: [URL]) throws(UsageError) -> CommandLineCredentials? {
+        guard let user else { return nil }
+        return CommandLineCredentials(credential: try CommandLineCredentials.parse(user), urls: urls)
     }
 
     private func headerLines() throws(UsageError) -> [HeaderLine] {

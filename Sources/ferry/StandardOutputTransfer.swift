@@ -25,19 +25,7 @@ struct StandardOutputTransfer: Sendable {
         // A length announced for an encoded body does not count the decoded bytes we see.
         progress.totalBytesExpectedToReceive =
             response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
-        do {
-            for try await piece in body {
-                if let failure = FileDescriptorOutput.writeAll(piece, to: STDOUT_FILENO) {
-                    return .failed(TransferError(
-                        .cannotWriteToFile, "cannot write to standard output: \(String(cString: strerror(failure)))",
-                        failingURL: request.url))
-                }
-                progress.bytesReceived += Int64(piece.count)
-                reporter.progressed(progress)
-            }
-        } catch {
-            return .failed(error)
-        }
-        return .succeeded
+        return await DescriptorBodyCopy.copy(
+            body, to: STDOUT_FILENO, named: "standard output", progress: progress, url: request.url, reporter: reporter)
     }
 }

@@ -6,6 +6,8 @@ import URLLoading
 struct TransferRunner: Sendable {
     let session: Session
     let createdFileMode: mode_t
+    /// `-C -`: continue partial output files instead of replacing them.
+    var continuesPartialFiles = false
 
     func run(_ job: TransferJob, reporter: TransferReporter) async -> TransferOutcome {
         let outcome: TransferOutcome
@@ -16,6 +18,9 @@ struct TransferRunner: Sendable {
             switch job.destination {
             case .standardOutput:
                 outcome = await StandardOutputTransfer(session: session).run(job.request, reporter: reporter)
+            case .file(let destination) where continuesPartialFiles:
+                outcome = await ContinuedFileDownload(session: session, createdFileMode: createdFileMode)
+                    .run(job.request, to: destination, reporter: reporter)
             case .file(let destination):
                 outcome = await FileDownload(session: session, createdFileMode: createdFileMode)
                     .run(job.request, to: destination, reporter: reporter)

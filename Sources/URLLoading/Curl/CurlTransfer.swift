@@ -80,6 +80,11 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var caching: TransferCaching
     /// A body Ferry has itself (a data: URL's, a cached entry's): written when the hop completes.
     private var localBody: Data?
+    // Authentication challenges (AU-08 ... AU-25).
+    private var authentication: TaskAuthentication
+    /// A challenge was answered with a credential: the hop's body is discarded, then the request is sent
+    /// again with it.
+    private var retryAfterHop = false
 
     init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
         self.task = task
@@ -90,6 +95,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         self.resumeSource = (task as? DownloadTask)?.resumeSource
         self.cookies = TransferCookies(configuration: configuration)
         self.caching = TransferCaching(configuration: configuration)
+        self.authentication = TaskAuthentication(maximumFailures: configuration.maximumAuthenticationFailures)
     }
 
     /// Runs `work` on the loop thread with this transfer.
@@ -184,7 +190,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         tlsHook = nil
         do {
             try CurlRequestOptions.apply(
-                to: &easy, request: sent, configuration: configuration, body: body,
+                to: &easy, request: authentication.authorizing(sent), configuration: configuration, body: body,
                 remainingMilliseconds: remainingResourceTime())
             tlsHook = try TLSHandshakeHook.install(on: easy, request: request, session: task.session)
         } catch {
@@ -323,7 +329,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard abortError == nil else { return 0 }
         lastActivity = CurlLoop.nowMilliseconds()
-        if followAfterHop != nil || restartAfterHop != nil { return bytes.count }
+        if followAfterHop != nil || restartAfterHop != nil || retryAfterHop { return bytes.count }
         if awaitingDecision {
             curlPauseMask |= FERRY_CURLPAUSE_RECV
             return Int(FERRY_WRITEFUNC_PAUSE)
@@ -455,6 +461,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         let response = received
         hopResponse = response
+        guard !isChallenge(response) else { return }
         switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
         case .notARedirect:
             if requestedOffset > 0,
@@ -483,6 +490,51 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             } else {
                 awaitingDecision = true
             }
+        }
+    }
+
+    /// Handles a response as an authentication challenge when it is one (AU-08): true when the response
+    /// is not the task's (yet), because a retry or a question to the delegate follows.
+    private func isChallenge(_ response: TransferResponse) -> Bool {
+        for answer in authentication.newlyAccepted(statusCode: response.statusCode) {
+            task.session.credentialWorked(answer.credential, for: answer.space)
+        }
+        switch authentication.step(after: response, request: request, proxy: configuration.proxy) {
+        case .notAChallenge:
+            return false
+        case .retryNow:
+            retryAfterHop = true
+        case .fail(let error):
+            fail(error)
+        case .ask(let offered):
+            let round = ChallengeRound(
+                session: task.session, task: task, offered: offered, failures: authentication.failures,
+                rejected: authentication.rejected, failureResponse: response,
+                urlCredential: TaskAuthentication.urlCredential(of: request.url))
+            awaitingDecision = true
+            Task { [self] in
+                let outcome = await round.resolve()
+                post { $0.applyAuthentication(outcome, response: response) }
+            }
+        }
+        return true
+    }
+
+    private func applyAuthentication(_ outcome: ChallengeRound.Outcome, response: TransferResponse) {
+        guard !isFinished else { return }
+        awaitingDecision = false
+        switch outcome {
+        case .retry(let answer):
+            authentication.use(answer)
+            retryAfterHop = true
+            resumeAfterDecision()
+        case .deliverResponse:
+            deliverFinalResponse(response)
+            resumeAfterDecision()
+        case .cancel:
+            fail(.cancelled(task.originalRequest.url))
+        case .fail(let error):
+            fail(error)
         }
     }
 
@@ -666,6 +718,15 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             startHop()
             return
         }
+        if retryAfterHop {
+            retryAfterHop = false
+            if let body, !body.rewind() {
+                askForNewBodyStream(for: "the retry with a credential")
+                return
+            }
+            startHop()
+            return
+        }
         if let (next, resendsBody) = followAfterHop, let response = hopResponse {
             followAfterHop = nil
             redirectCount += 1
@@ -675,7 +736,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             if !resendsBody {
                 body = nil
             } else if let body, !body.rewind() {
-                askForNewBodyStream()
+                askForNewBodyStream(for: "the redirect")
                 return
             }
             startHop()
@@ -739,14 +800,16 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
     }
 
-    private func askForNewBodyStream() {
+    /// A request must be sent again (`purpose` says why) and its streamed body cannot be rewound:
+    /// the delegate gives a new stream, or the task fails (UP-05, AU-25).
+    private func askForNewBodyStream(for purpose: String) {
         awaitingDecision = true
         task.session.newBodyStream(for: task) { [self] stream in
             post { transfer in
                 transfer.awaitingDecision = false
                 guard let stream else {
                     transfer.finish(error: TransferError(
-                        .cannotReadUploadBody, "the redirect needs the streamed body again and no new stream was given",
+                        .cannotReadUploadBody, "\(purpose) needs the streamed body again and no new stream was given",
                         failingURL: transfer.request.url))
                     return
                 }

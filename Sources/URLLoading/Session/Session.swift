@@ -13,6 +13,8 @@ public final class Session: Sendable {
     let scheduler: TaskScheduler
     /// Answers to server-trust and client-certificate challenges, for every task of the session (AU-07).
     let connectionDecisions = ConnectionDecisions()
+    /// `.forSession` credentials that worked for this session's tasks (AU-03).
+    let keptCredentials = SessionCredentials()
 
     /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
     /// delegate, exactly once) → invalid.

@@ -106,6 +106,17 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var connectionPolicy: ConnectionPolicy?
     /// Loops that run this session's transfers. Nil: the process-wide shared group.
     public var loopGroup: CurlLoopGroup?
+    /// Where default handling of a challenge finds credentials, and where `.permanent` ones that worked
+    /// are kept (AU-01, AU-14). Default configurations share `InMemoryCredentialStorage.shared`; an
+    /// ephemeral one gets a storage of its own without a persistence hook (SES-03).
+    public var credentialStorage: any CredentialStorage {
+        get { storage.storage }
+        set { storage = CredentialStorageReference(storage: newValue) }
+    }
+    private var storage: CredentialStorageReference
+    /// A task gives up on a protection space, failing with `userAuthenticationRequired`, once it
+    /// rejected this many credentials (AU-19, AU-20).
+    public var maximumAuthenticationFailures: Int = 5
 
     /// Where cookies are kept (CK-04, CK-09, SES-15). Nil: `InMemoryCookieStorage.shared` for default
     /// sessions, a private in-memory storage for each ephemeral session (SES-03). A session reports
@@ -130,12 +141,17 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// The cache policy of requests that name none (SES-26, CA-05).
     public var requestCachePolicy: RequestCachePolicy = .useProtocolCachePolicy
 
-    private init(kind: Kind) {
+    private init(kind: Kind, credentialStorage: any CredentialStorage) {
         self.kind = kind
+        self.storage = CredentialStorageReference(storage: credentialStorage)
     }
 
-    public static var `default`: SessionConfiguration { SessionConfiguration(kind: .default) }
-    public static var ephemeral: SessionConfiguration { SessionConfiguration(kind: .ephemeral) }
+    public static var `default`: SessionConfiguration {
+        SessionConfiguration(kind: .default, credentialStorage: InMemoryCredentialStorage.shared)
+    }
+    public static var ephemeral: SessionConfiguration {
+        SessionConfiguration(kind: .ephemeral, credentialStorage: InMemoryCredentialStorage())
+    }
 
     /// Checks values that would make transfers misbehave; a session refuses such a configuration.
     func validate() throws(ConfigurationError) {
@@ -146,6 +162,9 @@ public struct SessionConfiguration: Sendable, Equatable {
             throw ConfigurationError("maximumConnectionsPerHost must be at least 1")
         }
         guard maximumRedirects >= 0 else { throw ConfigurationError("maximumRedirects must not be negative") }
+        guard maximumAuthenticationFailures >= 1 else {
+            throw ConfigurationError("maximumAuthenticationFailures must be at least 1")
+        }
         if let low = tlsMinimumVersion, let high = tlsMaximumVersion, low > high {
             throw ConfigurationError("tlsMinimumVersion \(low.rawValue) is above tlsMaximumVersion \(high.rawValue)")
         }
@@ -156,6 +175,13 @@ public struct SessionConfiguration: Sendable, Equatable {
             throw ConfigurationError("proxy port \(proxy.port) is out of range")
         }
     }
+}
+
+/// A credential storage compared by identity, so configurations stay `Equatable`.
+private struct CredentialStorageReference: Sendable, Equatable {
+    let storage: any CredentialStorage
+
+    static func == (lhs: CredentialStorageReference, rhs: CredentialStorageReference) -> Bool { lhs.storage === rhs.storage }
 }
 
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
