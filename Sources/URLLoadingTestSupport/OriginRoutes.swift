@@ -55,6 +55,7 @@ struct OriginRouter: Sendable {
             OriginRoute(.exact("/http-version"), InfoRoutes.httpVersion),
             OriginRoute(.exact("/tls-info"), InfoRoutes.tlsInfo),
             OriginRoute(.exact("/mime"), InfoRoutes.mime),
+            OriginRoute(.prefix(JobEventStreamRoute.prefix), JobEventStreamRoute.serve),
         ],
         fallback: OriginRoute(.prefix("/"), InfoRoutes.notFound)
     )

@@ -15,7 +15,9 @@ import NIOCore
 /// - `/status/{code}`, `/redirect/{n}`, `/redirect-to?url=U&status=S`, `/loop/a`.
 /// - `/echo`: a JSON report of the request (see `EchoRoutes`); `/slow-upload-sink` the same
 ///   after reading the body slowly.
-/// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`; anything else is 404.
+/// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`.
+/// - `/job-events/v1/jobs/{id}/events`: a gateway job's event stream that breaks once (see
+///   `JobEventStreamRoute`). Anything else is 404.
 ///
 /// Every method reaches every route. Every request is recorded in `requests`.
 public final class OriginServer: Sendable {
