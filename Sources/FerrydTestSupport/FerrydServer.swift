@@ -89,6 +89,23 @@ public final class FerrydServer: Sendable {
         throw StartFailed(description: "ferryd did not start listening:\n\(log)")
     }
 
+    /// Starts ferryd, runs `body` with it and stops it; when `body` throws, ferryd's log is printed first.
+    public static func withRunning<Result: Sendable>(
+        databaseURL: String, dataDirectory: String, adminKey: String, options: Options = Options(),
+        _ body: (FerrydServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(databaseURL: databaseURL, dataDirectory: dataDirectory, adminKey: adminKey, options: options)
+        do {
+            let result = try await body(server)
+            _ = try await server.terminate()
+            return result
+        } catch {
+            print("ferryd log:\n\(server.log)")
+            _ = try? await server.terminate()
+            throw error
+        }
+    }
+
     public var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
     public var isRunning: Bool { exitStatus.value.withLock { $0 } == nil }
 

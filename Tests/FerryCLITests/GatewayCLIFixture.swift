@@ -17,17 +17,10 @@ struct GatewayCLIFixture: Sendable {
             try await CLIFixture.withTemporaryDirectory { directory in
                 try await OriginServer.withRunning { origin in
                     let adminKey = "ferry_test_admin_" + UUID().uuidString.lowercased()
-                    let server = try await FerrydServer.start(
-                        databaseURL: database.url, dataDirectory: directory.appendingPathComponent("ferryd").path, adminKey: adminKey)
-                    let fixture = GatewayCLIFixture(origin: origin, server: server, adminKey: adminKey, directory: directory)
-                    do {
-                        let result = try await body(fixture)
-                        _ = try await server.terminate()
-                        return result
-                    } catch {
-                        print("ferryd log:\n\(server.log)")
-                        _ = try? await server.terminate()
-                        throw error
+                    return try await FerrydServer.withRunning(
+                        databaseURL: database.url, dataDirectory: directory.appendingPathComponent("ferryd").path, adminKey: adminKey
+                    ) { server in
+                        try await body(GatewayCLIFixture(origin: origin, server: server, adminKey: adminKey, directory: directory))
                     }
                 }
             }
