@@ -96,10 +96,22 @@ let package = Package(
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "bench/MinimalRoute"
         ),
+        // A real ferryd for end-to-end tests, on a throwaway PostgreSQL database: shared by the gateway's
+        // tests and the `ferry` client's.
+        .target(
+            name: "FerrydTestSupport",
+            dependencies: [
+                "FerryGateway",
+                "URLLoadingTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "FerryGatewayTests",
             dependencies: [
                 "FerryGateway",
+                "FerrydTestSupport",
                 "URLLoadingTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["URLLoadingTestSupport"]
+            dependencies: ["URLLoadingTestSupport", "FerrydTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

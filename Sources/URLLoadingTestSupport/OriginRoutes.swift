@@ -63,6 +63,7 @@ struct OriginRouter: Sendable {
             OriginRoute(.exact("/cache/vary"), CacheRoutes.vary),
             OriginRoute(.prefix("/cookies/"), CookieRoutes.serve),
             OriginRoute(.prefix("/protected/"), AuthRoutes.protected),
+            OriginRoute(.prefix(JobEventStreamRoute.prefix), JobEventStreamRoute.serve),
         ],
         fallback: OriginRoute(.prefix("/"), InfoRoutes.notFound)
     )

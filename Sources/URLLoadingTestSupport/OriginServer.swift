@@ -20,6 +20,8 @@ import NIOCore
 ///   `/cache/expires/{s}`, `/cache/vary`: caching headers, bodies numbered per URI (see `CacheRoutes`).
 /// - `/cookies/.../{set,raw,expire,redirect,show}`: setting and showing cookies (see `CookieRoutes`).
 /// - `/protected/...?schemes=basic,digest,bearer&...`: Basic, Digest and Bearer challenges (see `AuthRoutes`).
+/// - `/job-events/v1/jobs/{id}/events`: a gateway job's event stream that breaks once (see
+///   `JobEventStreamRoute`).
 ///
 /// Anything else is 404.
 ///

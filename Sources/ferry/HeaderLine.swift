@@ -22,6 +22,13 @@ struct HeaderLine: Sendable, Equatable {
         self.value = value
     }
 
+    /// Every `-H` argument of a command line, in order.
+    static func parsing(_ arguments: [String]) throws(UsageError) -> [HeaderLine] {
+        var lines: [HeaderLine] = []
+        for argument in arguments { lines.append(try HeaderLine(parsing: argument)) }
+        return lines
+    }
+
     /// RFC 9110 token: visible ASCII except separators. Spaces (e.g. `Name : value`) are not allowed.
     private static func isToken(_ name: String) -> Bool {
         !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in

@@ -10,6 +10,9 @@ enum ProgressLine {
         var files: (finished: Int, failed: Int, total: Int)?
         /// The last line, drawn once all transfers ended: no ETA.
         var isFinal: Bool
+        /// The time left as someone else estimated it (a gateway job's `eta_seconds`); when nil, the
+        /// line works it out from the rate.
+        var secondsLeft: Double? = nil
     }
 
     /// About the longest text beside the bar: " 99%  1023.9 MiB / 1023.9 MiB  1023.9 MiB/s  ETA 1:59:59".
@@ -35,7 +38,7 @@ enum ProgressLine {
             if !snapshot.isFinal, snapshot.files == nil, let total = snapshot.bytesTotal, rate > 0,
                 total > snapshot.bytesDone
             {
-                parts.append("ETA " + clock(Double(total - snapshot.bytesDone) / rate))
+                parts.append("ETA " + clock(snapshot.secondsLeft ?? Double(total - snapshot.bytesDone) / rate))
             }
         }
         let text = parts.joined(separator: "  ")

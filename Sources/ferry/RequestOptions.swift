@@ -87,9 +87,7 @@ struct RequestOptions: ParsableArguments {
     }
 
     private func headerLines() throws(UsageError) -> [HeaderLine] {
-        var lines: [HeaderLine] = []
-        for argument in headers { lines.append(try HeaderLine(parsing: argument)) }
-        return lines
+        try HeaderLine.parsing(headers)
     }
 }
 

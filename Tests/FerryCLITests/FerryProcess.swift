@@ -32,6 +32,7 @@ final class FerryProcess: @unchecked Sendable {
     private let arguments: [String]
     private let standardInput: Data?
     private let terminal: PseudoTerminal?
+    private let environment: [String: String]
     private let outputPipe = Pipe()
     private let errorPipe = Pipe()
     private let inputPipe = Pipe()
@@ -45,17 +46,21 @@ final class FerryProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - standardInput: bytes piped to the child; nil gives it /dev/null.
     ///   - terminal: run with standard error on this pseudo-terminal instead of a pipe.
-    init(_ arguments: [String], standardInput: Data? = nil, terminal: PseudoTerminal? = nil) {
+    ///   - environment: variables set for the child, over the test's own less any `FERRY_*` (so a
+    ///     developer's FERRY_URL or FERRY_API_KEY never leaks into a test).
+    init(_ arguments: [String], standardInput: Data? = nil, terminal: PseudoTerminal? = nil, environment: [String: String] = [:]) {
         self.arguments = arguments
         self.standardInput = standardInput
         self.terminal = terminal
+        self.environment = environment
     }
 
     /// Runs `ferry` with `arguments` to the end.
     static func run(
-        _ arguments: [String], standardInput: Data? = nil, terminal: PseudoTerminal? = nil, timeout: Duration = .seconds(60)
+        _ arguments: [String], standardInput: Data? = nil, terminal: PseudoTerminal? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(60)
     ) async throws -> FerryResult {
-        let child = FerryProcess(arguments, standardInput: standardInput, terminal: terminal)
+        let child = FerryProcess(arguments, standardInput: standardInput, terminal: terminal, environment: environment)
         try child.start()
         return try await child.waitForExit(timeout: timeout)
     }
@@ -63,6 +68,8 @@ final class FerryProcess: @unchecked Sendable {
     func start() throws {
         process.executableURL = try FerryBinary.url()
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
+            .merging(environment) { $1 }
         process.standardOutput = outputPipe
         process.standardInput = standardInput == nil ? FileHandle.nullDevice : inputPipe
         if let terminal {

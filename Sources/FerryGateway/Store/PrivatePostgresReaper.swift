@@ -14,13 +14,13 @@ import Darwin
 /// (`kill(pid, 0)`) mistakes for a live server. On Linux ferryd therefore marks itself a "child
 /// subreaper" before starting servers: orphans of its descendants come to ferryd instead, and
 /// ferryd collects its servers' exits itself. A ferryd that is killed hands them on to init as before.
-enum PrivatePostgresReaper {
+public enum PrivatePostgresReaper {
     private typealias ProcessControl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
     /// PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
     private static let setChildSubreaper: Int32 = 36
 
     /// Marks this process a child subreaper, once; does nothing where that does not exist.
-    static func adoptOrphanedServers() {
+    public static func adoptOrphanedServers() {
         _ = becameSubreaper
     }
 

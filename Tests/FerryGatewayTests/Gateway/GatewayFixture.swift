@@ -28,19 +28,12 @@ struct GatewayFixture: Sendable {
             try await TemporaryDirectory.withNew { dataDirectory in
                 try await OriginServer.withRunning { origin in
                     let adminKey = "ferry_test_admin_" + UUID().uuidString.lowercased()
-                    let server = try await FerrydServer.start(
-                        databaseURL: database.url, dataDirectory: dataDirectory, adminKey: adminKey, options: options)
-                    let fixture = GatewayFixture(
-                        database: database, dataDirectory: dataDirectory, origin: origin, server: server,
-                        admin: GatewayClient(baseURL: server.baseURL, key: adminKey, session: engine), adminKey: adminKey)
-                    do {
-                        let result = try await body(fixture)
-                        _ = try await server.terminate()
-                        return result
-                    } catch {
-                        print("ferryd log:\n\(server.log)")
-                        _ = try? await server.terminate()
-                        throw error
+                    return try await FerrydServer.withRunning(
+                        databaseURL: database.url, dataDirectory: dataDirectory, adminKey: adminKey, options: options
+                    ) { server in
+                        try await body(GatewayFixture(
+                            database: database, dataDirectory: dataDirectory, origin: origin, server: server,
+                            admin: GatewayClient(baseURL: server.baseURL, key: adminKey, session: engine), adminKey: adminKey))
                     }
                 }
             }

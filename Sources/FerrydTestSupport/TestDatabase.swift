@@ -1,4 +1,4 @@
-@testable import FerryGateway
+import FerryGateway
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,17 +11,17 @@ import Synchronization
 /// so as the unprivileged `ferry-postgres` user when running as root) the first time a test asks,
 /// and stops it when the process exits. Each test gets its own database in it
 /// (`CREATE DATABASE test_<random>`), so tests run in parallel without seeing each other's rows.
-struct TestDatabase: Sendable {
-    let name: String
-    let clientConfiguration: PostgresClient.Configuration
-    let connectionConfiguration: PostgresConnection.Configuration
+public struct TestDatabase: Sendable {
+    public let name: String
+    public let clientConfiguration: PostgresClient.Configuration
+    public let connectionConfiguration: PostgresConnection.Configuration
     /// The same database as a `FERRY_DATABASE_URL`, for ferryd processes.
-    let url: String
+    public let url: String
 
-    static let logger = Logger(label: "ferry.tests.database")
+    public static let logger = Logger(label: "ferry.tests.database")
 
     /// Runs `body` with a database of its own.
-    static func withFresh<Result: Sendable>(_ body: (TestDatabase) async throws -> Result) async throws -> Result {
+    public static func withFresh<Result: Sendable>(_ body: (TestDatabase) async throws -> Result) async throws -> Result {
         let server = try await TestDatabaseServer.shared.server()
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await server.administer("CREATE DATABASE \(unescaped: name)")
@@ -41,23 +41,23 @@ struct TestDatabase: Sendable {
     }
 
     /// Runs `body` on a connection to this database.
-    func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await PostgresConnection.withConnection(configuration: connectionConfiguration, logger: Self.logger, body)
     }
 }
 
 /// The server test databases are created on: one per test process.
-actor TestDatabaseServer {
-    static let shared = TestDatabaseServer()
+public actor TestDatabaseServer {
+    public static let shared = TestDatabaseServer()
 
-    struct Server: Sendable {
+    public struct Server: Sendable {
         /// Where CREATE/DROP DATABASE are run.
-        let administration: PostgresConnection.Configuration
-        let clientConfiguration: @Sendable (String) -> PostgresClient.Configuration
-        let connectionConfiguration: @Sendable (String) throws -> PostgresConnection.Configuration
-        let url: @Sendable (String) -> String
+        public let administration: PostgresConnection.Configuration
+        public let clientConfiguration: @Sendable (String) -> PostgresClient.Configuration
+        public let connectionConfiguration: @Sendable (String) throws -> PostgresConnection.Configuration
+        public let url: @Sendable (String) -> String
 
-        func administer(_ statement: PostgresQuery) async throws {
+        public func administer(_ statement: PostgresQuery) async throws {
             try await PostgresConnection.withConnection(configuration: administration, logger: TestDatabase.logger) { connection in
                 try await PostgresProbe.execute(statement, on: connection)
             }
@@ -66,7 +66,7 @@ actor TestDatabaseServer {
 
     private var starting: Task<Server, any Error>?
 
-    func server() async throws -> Server {
+    public func server() async throws -> Server {
         if let starting {
             return try await starting.value
         }
@@ -105,11 +105,11 @@ actor TestDatabaseServer {
 /// Directories are named `<pid>-<random>` under one folder, so that a later test run can tell the
 /// clusters of test processes that died without running their exit handler (a crash, SIGKILL) and
 /// stop those: no run leaves servers behind for the next.
-enum TestClusterRegistry {
-    static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-test-clusters").path
+public enum TestClusterRegistry {
+    public static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-test-clusters").path
     private static let registered = Mutex<[String]>([])
 
-    static func newClusterDirectory() -> String {
+    public static func newClusterDirectory() -> String {
         TestProcessCleanup.prepare()
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let path = "\(folder)/\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
@@ -118,14 +118,14 @@ enum TestClusterRegistry {
     }
 
     /// Stops this process's clusters, blocking (nothing can be awaited at exit).
-    static func stopRegistered() {
+    public static func stopRegistered() {
         for directory in registered.withLock({ $0 }) {
             try? PrivatePostgres.stopServerNow(dataDirectory: directory)
             try? FileManager.default.removeItem(atPath: directory)
         }
     }
 
-    static func stopClustersOfDeadTestProcesses() {
+    public static func stopClustersOfDeadTestProcesses() {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for entry in entries {
             guard let pid = entry.split(separator: "-").first.flatMap({ Int32($0) }), pid != getpid() else { continue }
@@ -144,14 +144,14 @@ enum TestClusterRegistry {
 /// test process is a child subreaper (see `PrivatePostgresReaper`), so a server started by a ferryd
 /// subprocess that exited before the server was stopped comes to it, and would otherwise linger as
 /// a zombie once stopped.
-enum TestProcessCleanup {
+public enum TestProcessCleanup {
     private static let installed: Bool = {
         PrivatePostgresReaper.adoptOrphanedServers()
         atexit { TestProcessCleanup.run() }
         return true
     }()
 
-    static func prepare() {
+    public static func prepare() {
         _ = installed
     }
 

@@ -4,20 +4,31 @@ import Synchronization
 /// A real `ferryd serve` process for end-to-end tests, on a test database, listening on a port the
 /// system picked, with test-sized lease and retry times. Stopped with SIGTERM (`terminate()`) or
 /// SIGKILL (`kill()`); the test owns its data directory.
-final class FerrydServer: Sendable {
-    struct Options: Sendable {
-        var workers = 4
+public final class FerrydServer: Sendable {
+    public struct Options: Sendable {
+        public var workers: Int
         /// Short, so a killed ferryd's jobs are taken over soon, yet several heartbeats long (1 s each)
         /// so a loaded test machine does not lose leases of live workers.
-        var leaseSeconds = 5
-        var retryBaseMilliseconds = 100
-        var allowPrivateNetworks = true
+        public var leaseSeconds: Int
+        public var retryBaseMilliseconds: Int
+        public var allowPrivateNetworks: Bool
         /// Webhook retries in seconds, not hours, so a test sees several attempts.
-        var webhookRetrySchedule = "1s,1s,2s"
+        public var webhookRetrySchedule: String
+
+        public init(
+            workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
+            webhookRetrySchedule: String = "1s,1s,2s"
+        ) {
+            self.workers = workers
+            self.leaseSeconds = leaseSeconds
+            self.retryBaseMilliseconds = retryBaseMilliseconds
+            self.allowPrivateNetworks = allowPrivateNetworks
+            self.webhookRetrySchedule = webhookRetrySchedule
+        }
     }
 
-    let baseURL: String
-    let dataDirectory: String
+    public let baseURL: String
+    public let dataDirectory: String
     private let process: Process
     private let outputFile: String
     private let errorFile: String
@@ -32,12 +43,12 @@ final class FerrydServer: Sendable {
         self.exitStatus = exitStatus
     }
 
-    struct StartFailed: Error, CustomStringConvertible {
-        let description: String
+    public struct StartFailed: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Starts ferryd and returns once it listens; `name` tells several processes' logs apart.
-    static func start(
+    public static func start(
         databaseURL: String, dataDirectory: String, adminKey: String, options: Options = Options(), name: String = "ferryd"
     ) async throws -> FerrydServer {
         TestProcessCleanup.prepare()
@@ -85,11 +96,28 @@ final class FerrydServer: Sendable {
         throw StartFailed(description: "ferryd did not start listening:\n\(log)")
     }
 
-    var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
-    var isRunning: Bool { exitStatus.value.withLock { $0 } == nil }
+    /// Starts ferryd, runs `body` with it and stops it; when `body` throws, ferryd's log is printed first.
+    public static func withRunning<Result: Sendable>(
+        databaseURL: String, dataDirectory: String, adminKey: String, options: Options = Options(),
+        _ body: (FerrydServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start(databaseURL: databaseURL, dataDirectory: dataDirectory, adminKey: adminKey, options: options)
+        do {
+            let result = try await body(server)
+            _ = try await server.terminate()
+            return result
+        } catch {
+            print("ferryd log:\n\(server.log)")
+            _ = try? await server.terminate()
+            throw error
+        }
+    }
+
+    public var log: String { (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "" }
+    public var isRunning: Bool { exitStatus.value.withLock { $0 } == nil }
 
     /// SIGTERM, then waits for the exit; returns the status (nil when it had to be killed after `timeout`).
-    func terminate(timeout: Duration = .seconds(30)) async throws -> Int32? {
+    public func terminate(timeout: Duration = .seconds(30)) async throws -> Int32? {
         guard isRunning else { return exitStatus.value.withLock { $0 } }
         Foundation.kill(process.processIdentifier, SIGTERM)
         if let status = try await waitForExit(timeout: timeout) { return status }
@@ -98,7 +126,7 @@ final class FerrydServer: Sendable {
     }
 
     /// SIGKILL: no chance to write anything, as in a crash or an OOM kill.
-    func kill() async {
+    public func kill() async {
         guard isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         _ = try? await waitForExit(timeout: .seconds(30))

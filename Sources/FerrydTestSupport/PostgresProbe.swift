@@ -4,11 +4,11 @@ import Logging
 import PostgresNIO
 
 /// Small questions tests ask a PostgreSQL server or the operating system about one.
-enum PostgresProbe {
-    static let logger = Logger(label: "ferry.tests.probe")
+public enum PostgresProbe {
+    public static let logger = Logger(label: "ferry.tests.probe")
 
     /// The first column of the first row of `query`, as `Value`.
-    static func value<Value: PostgresDecodable & Sendable>(
+    public static func value<Value: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as type: Value.Type, on configuration: PostgresConnection.Configuration
     ) async throws -> Value? {
         try await PostgresConnection.withConnection(configuration: configuration, logger: logger) { connection in
@@ -16,7 +16,7 @@ enum PostgresProbe {
         }
     }
 
-    static func value<Value: PostgresDecodable & Sendable>(
+    public static func value<Value: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as type: Value.Type, on connection: PostgresConnection
     ) async throws -> Value? {
         var found: Value?
@@ -27,19 +27,19 @@ enum PostgresProbe {
     }
 
     /// Runs `query`, reading its rows (if any) to the end.
-    static func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
+    public static func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
         for try await _ in try await connection.query(query, logger: logger) {}
     }
 
     /// The real user id a process runs as, from /proc.
-    static func userID(of pid: Int32) -> UInt32? {
+    public static func userID(of pid: Int32) -> UInt32? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         let line = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }
         return line?.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap { UInt32($0) }
     }
 
     /// Pids of processes whose working directory is `directory` (a PostgreSQL server and its children).
-    static func processes(workingIn directory: String) -> [Int32] {
+    public static func processes(workingIn directory: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")) == directory
@@ -47,7 +47,7 @@ enum PostgresProbe {
     }
 
     /// Collects the exits of `pids` that are children of this process (others are left to their parent).
-    static func collect(_ pids: [Int32]) {
+    public static func collect(_ pids: [Int32]) {
         for pid in pids {
             for _ in 0..<100 {
                 var status: Int32 = 0
@@ -59,7 +59,7 @@ enum PostgresProbe {
     }
 
     /// Waits until `condition` holds, up to `timeout`.
-    static func wait(timeout: Duration = .seconds(30), until condition: () -> Bool) async throws -> Bool {
+    public static func wait(timeout: Duration = .seconds(30), until condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
