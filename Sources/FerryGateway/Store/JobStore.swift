@@ -93,6 +93,11 @@ public struct JobStore: Sendable {
         // which), or another request with the same key won the race between its check and the insert.
         if let session = job.sessionID { try await checkSession(session, tenant: tenant, on: connection, logger: logger) }
         try await checkQueueRoom(tenant: tenant, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
+        guard idempotencyKey != nil else {
+            // Without a key only a full queue is left: it was full when the insert ran and a worker
+            // has taken a job from it since.
+            throw queueFull("this tenant's queue was full; wait for some jobs to run")
+        }
         throw Problem(.conflict, code: "idempotency_key_in_use", "a request with this Idempotency-Key is being processed; retry it")
     }
 
@@ -114,9 +119,12 @@ public struct JobStore: Sendable {
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultLimit))::bigint
             """, logger: logger)
         for try await (queued, limit) in rows.decode((Int64, Int64).self) where queued >= limit {
-            throw Problem(.tooManyRequests, code: "queue_full", "this tenant already has \(queued) jobs waiting (limit \(limit)); wait for some to run",
-                          headers: [.retryAfter: "5"])
+            throw queueFull("this tenant already has \(queued) jobs waiting (limit \(limit)); wait for some to run")
         }
+    }
+
+    private static func queueFull(_ detail: String) -> Problem {
+        Problem(.tooManyRequests, code: "queue_full", detail, headers: [.retryAfter: "5"])
     }
 
     private static func checkSession(_ session: UUID, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {

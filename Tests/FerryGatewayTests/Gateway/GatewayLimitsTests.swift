@@ -10,11 +10,12 @@ struct GatewayLimitsTests {
         try await GatewayFixture.with { fixture in
             let (_, key) = try await fixture.admin.createTenant("limited", extra: ["max_running_jobs": 1, "max_queued_jobs": 2])
             let client = fixture.admin.with(key: key)
-            var ids: [String] = []
-            for _ in 0..<3 {
-                ids.append(try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/2000000?pace_ms=50")]]))
-            }
+            let slow: [String: Any] = ["kind": "download", "request": ["url": fixture.origin.url("/bytes/2000000?pace_ms=50")]]
+            // The first one runs before the others are submitted: the two after it fill the queue
+            // whatever the workers' timing.
+            var ids = [try await client.submit(slow)]
             _ = try await client.waitForState(ids[0], ["running"])
+            for _ in 0..<2 { ids.append(try await client.submit(slow)) }
             // One runs, two wait: the queue is full.
             let refused = try await client.post("/v1/jobs", json: ["kind": "download", "request": ["url": fixture.origin.url("/bytes/1")]])
             #expect(refused.status == 429, "\(refused.text)")
