@@ -119,6 +119,27 @@ struct GatewayWebhookTests {
         }
     }
 
+    @Test("webhook targets pass the jobs' SSRF guard: without FERRY_ALLOW_PRIVATE_NETWORKS a loopback callback is never called")
+    func callbackToAPrivateAddressIsRefused() async throws {
+        try await WebhookReceiver.withRunning { receiver in
+            try await GatewayFixture.with(options: .init(allowPrivateNetworks: false)) { fixture in
+                let (_, client) = try await fixture.tenant()
+                // The job's own loopback URL is refused too, so it fails, and its job.failed event
+                // is due to the loopback receiver.
+                let id = try await client.submit(Self.job(fixture, callback: receiver.url()))
+                let failed = try await client.waitForState(id, ["failed", "succeeded"])
+                #expect((failed["error"] as? [String: Any])?["code"] as? String == "destination_forbidden")
+                let log = try await Self.waitForDeliveries(client, job: id) {
+                    (($0.first?["attempts"] as? [[String: Any]]) ?? []).count >= 1
+                }
+                let attempts = log.first?["attempts"] as? [[String: Any]] ?? []
+                #expect(attempts.first?["response_status"] == nil)
+                #expect((attempts.first?["error"] as? String)?.hasPrefix("destination_forbidden") == true, "\(attempts)")
+                #expect(receiver.deliveries.isEmpty, "the receiver on 127.0.0.1 was never reached")
+            }
+        }
+    }
+
     @Test("429 with Retry-After: 3 waits at least 3 seconds, not the schedule's 1 s")
     func retryAfterIsHonoured() async throws {
         try await WebhookReceiver.withRunning { receiver in
