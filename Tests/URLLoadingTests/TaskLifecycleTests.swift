@@ -29,10 +29,18 @@ struct TaskLifecycleTests {
             try await Fixture.eventually("some bytes") { task.progress.bytesReceived > 0 }
             task.suspend()
             #expect(task.state == .suspended)
-            try await Task.sleep(for: .milliseconds(150))
-            let whilePaused = task.progress.bytesReceived
+            // Bytes already on their way when the pause reached the loop may still be counted, later
+            // on a loaded machine: wait until the count holds still for 400 ms. Unpaused, the drip would
+            // run to its end (40,000 bytes) within about a second instead.
+            var whilePaused = task.progress.bytesReceived
+            for _ in 0..<20 {
+                try await Task.sleep(for: .milliseconds(400))
+                if task.progress.bytesReceived == whilePaused { break }
+                whilePaused = task.progress.bytesReceived
+            }
             try await Task.sleep(for: .milliseconds(400))
             #expect(task.progress.bytesReceived == whilePaused)
+            #expect(whilePaused < 40_000, "the transfer stopped before its end")
             task.resume()
             #expect(task.state == .running)
             let (data, _) = try await task.value()
