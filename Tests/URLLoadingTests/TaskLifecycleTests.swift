@@ -30,15 +30,15 @@ struct TaskLifecycleTests {
             task.suspend()
             #expect(task.state == .suspended)
             // Bytes already on their way when the pause reached the loop may still be counted, later
-            // on a loaded machine: wait until the count holds still for 400 ms. Unpaused, the drip would
+            // on a loaded machine: wait until the count holds still for a second. Unpaused, the drip would
             // run to its end (40,000 bytes) within about a second instead.
             var whilePaused = task.progress.bytesReceived
-            for _ in 0..<20 {
-                try await Task.sleep(for: .milliseconds(400))
+            for _ in 0..<10 {
+                try await Task.sleep(for: .seconds(1))
                 if task.progress.bytesReceived == whilePaused { break }
                 whilePaused = task.progress.bytesReceived
             }
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .seconds(1))
             #expect(task.progress.bytesReceived == whilePaused)
             #expect(whilePaused < 40_000, "the transfer stopped before its end")
             task.resume()
