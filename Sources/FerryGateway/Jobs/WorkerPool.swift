@@ -44,8 +44,7 @@ public final class WorkerPool: Service, Sendable {
     private let running = Atomic<Int>(0)
     /// The jobs this process's runners hold now.
     private let runningJobs = Mutex<Set<UUID>>([])
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
+    private let doorbell = Doorbell()
 
     public init(
         client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
@@ -59,7 +58,6 @@ public final class WorkerPool: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
-        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     public func run() async throws {
@@ -75,7 +73,7 @@ public final class WorkerPool: Service, Sendable {
             }
         } onGracefulShutdown: {
             self.shuttingDown.store(true, ordering: .relaxed)
-            self.ring.yield()
+            self.doorbell.ring()
         }
         logger.info("workers stopped", metadata: ["owner": "\(owner)"])
     }
@@ -84,7 +82,7 @@ public final class WorkerPool: Service, Sendable {
     private var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) || Task.isCancelled }
 
     private func claimLoop(runners: inout DiscardingTaskGroup) async {
-        var bell = doorbell.makeAsyncIterator()
+        var bell = doorbell.makeListener()
         while !isShuttingDown {
             let free = settings.workers - running.load(ordering: .relaxed)
             var claims: [JobQueue.Claim] = []
@@ -103,23 +101,13 @@ public final class WorkerPool: Service, Sendable {
                     await runner.run()
                     self.runningJobs.withLock { _ = $0.remove(claim.job.id) }
                     self.running.subtract(1, ordering: .relaxed)
-                    self.ring.yield()
+                    self.doorbell.ring()
                 }
             }
             // A full batch means more may be waiting: claim again at once.
             if free > 0, claims.count == free { continue }
-            await waitForWork(&bell)
+            await bell.wait(atMost: settings.pollInterval)
         }
-    }
-
-    /// Returns when the doorbell rings or the poll interval passes, whichever is first.
-    private func waitForWork(_ bell: inout AsyncStream<Void>.Iterator) async {
-        let poll = Task { [ring, settings] in
-            try? await Task.sleep(for: settings.pollInterval)
-            ring.yield()
-        }
-        _ = await bell.next()
-        poll.cancel()
     }
 
     private func makeRunner(for claim: JobQueue.Claim) -> JobRunner {
@@ -137,7 +125,7 @@ public final class WorkerPool: Service, Sendable {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: JobQueue.channel) { notifications in
-                        for try await _ in notifications { self.ring.yield() }
+                        for try await _ in notifications { self.doorbell.ring() }
                     }
                 }
             } catch {

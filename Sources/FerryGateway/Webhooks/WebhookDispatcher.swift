@@ -38,8 +38,7 @@ public final class WebhookDispatcher: Service, Sendable {
     private let settings: Settings
     private let logger: Logger
     private let inFlight = Atomic<Int>(0)
-    private let doorbell: AsyncStream<Void>
-    private let ring: AsyncStream<Void>.Continuation
+    private let doorbell = Doorbell()
 
     public init(client: PostgresClient, feed: JobEventFeed, settings: Settings, logger: Logger) {
         queue = WebhookDeliveryQueue(client: client, logger: logger)
@@ -47,7 +46,6 @@ public final class WebhookDispatcher: Service, Sendable {
         self.feed = feed
         self.settings = settings
         self.logger = logger
-        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The engine session deliveries go through: the jobs' connection policy, no redirects, 15 s.
@@ -64,13 +62,13 @@ public final class WebhookDispatcher: Service, Sendable {
     public func run() async throws {
         let session = try Self.makeSession(allowPrivateNetworks: settings.allowPrivateNetworks)
         defer { session.invalidateAndCancel() }
-        let ring = self.ring
+        let doorbell = self.doorbell
         await feed.withSubscription({ notice in
-            if case .stored = notice { ring.yield() }
+            if case .stored = notice { doorbell.ring() }
         }) {
             await cancelWhenGracefulShutdown {
                 await withDiscardingTaskGroup { deliveries in
-                    var bell = self.doorbell.makeAsyncIterator()
+                    var bell = self.doorbell.makeListener()
                     while !Task.isCancelled {
                         let free = self.settings.concurrency - self.inFlight.load(ordering: .relaxed)
                         var claimed: [WebhookDeliveryQueue.Due] = []
@@ -87,24 +85,15 @@ public final class WebhookDispatcher: Service, Sendable {
                             deliveries.addTask {
                                 await self.deliver(due, session: session)
                                 self.inFlight.subtract(1, ordering: .relaxed)
-                                self.ring.yield()
+                                self.doorbell.ring()
                             }
                         }
                         if free > 0, claimed.count == free { continue }
-                        await self.waitForWork(&bell)
+                        await bell.wait(atMost: self.settings.pollInterval)
                     }
                 }
             }
         }
-    }
-
-    private func waitForWork(_ bell: inout AsyncStream<Void>.Iterator) async {
-        let poll = Task { [ring, settings] in
-            try? await Task.sleep(for: settings.pollInterval)
-            ring.yield()
-        }
-        _ = await bell.next()
-        poll.cancel()
     }
 
     private func deliver(_ due: WebhookDeliveryQueue.Due, session: Session) async {

@@ -1,0 +1,36 @@
+/// Wakes a claim loop: rung when work may be waiting (a NOTIFY, a finished runner, shutdown), and
+/// waited on with a polling fallback, since some work becomes due without anyone ringing (retry
+/// backoffs end, a notification is missed while reconnecting). Rings while nobody waits coalesce
+/// into one.
+struct Doorbell: Sendable {
+    private let rings: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func ring() {
+        continuation.yield()
+    }
+
+    /// The one loop that waits on this bell.
+    func makeListener() -> Listener {
+        Listener(bell: self, iterator: rings.makeAsyncIterator())
+    }
+
+    struct Listener {
+        let bell: Doorbell
+        var iterator: AsyncStream<Void>.Iterator
+
+        /// Returns when the bell rings or `pollInterval` passes, whichever is first.
+        mutating func wait(atMost pollInterval: Duration) async {
+            let poll = Task { [bell] in
+                try? await Task.sleep(for: pollInterval)
+                bell.ring()
+            }
+            _ = await iterator.next()
+            poll.cancel()
+        }
+    }
+}
