@@ -2,38 +2,52 @@ import Foundation
 import Synchronization
 import URLLoading
 
-/// The engine sessions workers run jobs in: one per distinct engine setting (redirect limit, and a
-/// gateway session's connection settings), all sharing the engine's loops and all behind the SSRF
-/// guard. Timeouts and headers are per request, so they need no session of their own.
+/// The engine sessions workers run jobs in: one per owner (a tenant, or one of its gateway sessions)
+/// and distinct engine setting (redirect limit, and a gateway session's connection settings), all
+/// sharing the engine's loops and all behind the SSRF guard. Timeouts and headers are per request,
+/// so they need no session of their own. The outfitters give each session its owner's storages.
 public final class JobEngine: Sendable {
     /// Beyond this many distinct settings the least recently used session is let go: tenants choose
     /// settings, and must not make this grow without bound.
     static let capacity = 128
 
+    struct Key: Hashable, Sendable {
+        var owner: EngineSessionOwner
+        var settings: SessionSettings.EngineKey
+    }
+
     private struct Cache {
-        var sessions: [SessionSettings.EngineKey: Session] = [:]
-        var lastUsed: [SessionSettings.EngineKey: UInt64] = [:]
+        var sessions: [Key: Session] = [:]
+        var lastUsed: [Key: UInt64] = [:]
         var clock: UInt64 = 0
     }
 
     private let cache = Mutex(Cache())
     private let connectionPolicy: ConnectionPolicy?
+    private let outfitters: [any EngineSessionOutfitter]
 
-    public init(allowPrivateNetworks: Bool) {
+    public init(allowPrivateNetworks: Bool, outfitters: [any EngineSessionOutfitter] = []) {
         connectionPolicy = DestinationPolicy.connectionPolicy(allowPrivateNetworks: allowPrivateNetworks)
+        self.outfitters = outfitters
     }
 
-    func session(for key: SessionSettings.EngineKey) throws -> Session {
+    /// Brings the owner's storages up to date before a job runs (see `EngineSessionOutfitter.prepare`).
+    func prepare(for owner: EngineSessionOwner) async throws {
+        for outfitter in outfitters { try await outfitter.prepare(for: owner) }
+    }
+
+    func session(for key: Key) throws -> Session {
         let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
             cache.clock += 1
             cache.lastUsed[key] = cache.clock
             if let session = cache.sessions[key] { return (session, nil) }
-            var configuration = SessionConfiguration.default
-            key.apply(to: &configuration)
+            var configuration = key.owner.isEphemeral ? SessionConfiguration.ephemeral : SessionConfiguration.default
+            key.settings.apply(to: &configuration)
             configuration.connectionPolicy = connectionPolicy
-            // Sessions are shared by every tenant with the same settings: cookies stay off until each
-            // tenant's jar is its own (the engine would otherwise keep them in one shared storage).
+            // Until an outfitter gives the owner a jar of its own, cookies stay off: the engine would
+            // otherwise keep them in the process-wide shared storage, across tenants.
             configuration.httpShouldSetCookies = false
+            for outfitter in outfitters { outfitter.outfit(&configuration, for: key.owner) }
             let session = try Session(configuration: configuration)
             cache.sessions[key] = session
             var evicted: Session?

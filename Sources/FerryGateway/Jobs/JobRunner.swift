@@ -81,9 +81,12 @@ struct JobRunner: Sendable {
         var request = TransferRequest(
             url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
 
+        let sessionOwner = EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
         let session: Session
         do {
-            session = try engine.session(for: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0))
+            try await engine.prepare(for: sessionOwner)
+            session = try engine.session(for: JobEngine.Key(
+                owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0)))
         } catch {
             throw AttemptFailure("internal_error", "the engine session could not be made: \(error)")
         }

@@ -30,6 +30,8 @@ public struct JobQueue: Sendable {
         public var earlierFailures: Int
         /// The configuration of the gateway session the job runs in, if any.
         public var session: SessionSettings?
+        /// That session's kind (`default`, `ephemeral`, `background`).
+        public var sessionKind: String?
     }
 
     /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in
@@ -69,7 +71,8 @@ public struct JobQueue: Sendable {
             )
             SELECT \(unescaped: JobRecord.columns),
                    (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint,
-                   (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id)
+                   (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id),
+                   (SELECT s.kind FROM sessions s WHERE s.id = claimed.session_id)
             FROM claimed
             """, logger: logger)
         var claims: [Claim] = []
@@ -77,7 +80,8 @@ public struct JobQueue: Sendable {
             let columns = row.makeRandomAccess()
             let failures = try columns[23].decode(Int64.self)
             let session = try columns[24].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
-            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures), session: session))
+            let sessionKind = try columns[25].decode(String?.self)
+            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind))
         }
         return claims
     }

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Whose engine session it is: a tenant's jobs outside any gateway session share one per setting,
+/// and each gateway session has its own. Nothing an engine session keeps (credentials, cookies,
+/// cached responses, connections) is ever shared between tenants or between gateway sessions.
+public struct EngineSessionOwner: Hashable, Sendable {
+    public var tenantID: UUID
+    /// The gateway session, nil for jobs submitted without one.
+    public var sessionID: UUID?
+    /// An ephemeral gateway session keeps nothing beyond itself (SES-03).
+    public var isEphemeral: Bool
+
+    public init(tenantID: UUID, sessionID: UUID?, isEphemeral: Bool) {
+        self.tenantID = tenantID
+        self.sessionID = sessionID
+        self.isEphemeral = isEphemeral
+    }
+}
