@@ -23,6 +23,10 @@ public struct JobQueue: Sendable {
         self.defaultMaxRunningJobs = defaultMaxRunningJobs
     }
 
+    /// Waiting jobs read per tenant beyond the claim's limit: jobs another claimer holds locked right
+    /// now are skipped, and the next ones must be there to take their place.
+    static let claimSlack = 32
+
     /// A job a worker now holds.
     public struct Claim: Sendable {
         public var job: JobRecord
@@ -41,18 +45,36 @@ public struct JobQueue: Sendable {
     /// number plus the jobs its tenant already runs. Lowest turn first, and among equal turns the
     /// tenant served least recently, means tenants take turns: one tenant's 10,000 queued jobs do not
     /// keep another's single job waiting. A tenant at its running limit is skipped.
+    ///
+    /// Only the first few waiting jobs of each tenant can be picked, so only those are read: the
+    /// tenants with waiting jobs are found by skipping through `jobs_claimable` one tenant at a time,
+    /// and each one's first `limit + claimSlack` jobs come from the same index, already in turn order.
     public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {
+        let candidatesPerTenant = limit + Self.claimSlack
         let rows = try await client.query(
             """
-            WITH running AS (
+            WITH RECURSIVE waiting_tenants AS (
+                (SELECT tenant_id FROM jobs WHERE state IN ('queued', 'retrying') ORDER BY tenant_id LIMIT 1)
+                UNION ALL
+                SELECT (SELECT j.tenant_id FROM jobs j WHERE j.state IN ('queued', 'retrying') AND j.tenant_id > w.tenant_id
+                        ORDER BY j.tenant_id LIMIT 1)
+                FROM waiting_tenants w WHERE w.tenant_id IS NOT NULL
+            ), running AS (
                 SELECT tenant_id, count(*) AS n FROM jobs WHERE state = 'running' GROUP BY tenant_id
             ), ranked AS (
-                SELECT j.id AS job_id,
-                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY j.tenant_id ORDER BY j.priority DESC, j.created_at, j.id) AS turn,
+                SELECT c.id AS job_id,
+                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.priority DESC, c.created_at, c.id) AS turn,
                        coalesce(t.max_running_jobs, \(defaultMaxRunningJobs)) AS cap,
-                       t.last_claimed_at AS last_claimed_at, j.priority AS priority, j.created_at AS created_at
-                FROM jobs j JOIN tenants t ON t.id = j.tenant_id LEFT JOIN running r ON r.tenant_id = j.tenant_id
-                WHERE j.state IN ('queued', 'retrying') AND j.run_after <= now() AND t.disabled_at IS NULL
+                       t.last_claimed_at AS last_claimed_at, c.priority AS priority, c.created_at AS created_at
+                FROM waiting_tenants w
+                JOIN tenants t ON t.id = w.tenant_id AND t.disabled_at IS NULL
+                LEFT JOIN running r ON r.tenant_id = t.id
+                CROSS JOIN LATERAL (
+                    SELECT j.id, j.priority, j.created_at FROM jobs j
+                    WHERE j.tenant_id = t.id AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
+                    ORDER BY j.priority DESC, j.created_at, j.id
+                    LIMIT \(candidatesPerTenant)
+                ) c
             ), picked AS (
                 SELECT j.id AS job_id FROM jobs j JOIN ranked k ON k.job_id = j.id
                 WHERE k.turn <= k.cap AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
@@ -162,9 +184,11 @@ public struct JobQueue: Sendable {
         let responseJSON = completion.response.map { JobSpecification.json($0) }
         let resultJSON = completion.result.map { JobSpecification.json($0) }
         let terminal = completion.state.isTerminal
-        return try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                """
+        // One statement, so one round trip and one commit: the job, its attempt and the wake-up
+        // for a job handed back to the queue change together or not at all.
+        let rows = try await client.query(
+            """
+            WITH finished AS (
                 UPDATE jobs SET state = \(completion.state.rawValue), lease_owner = NULL, lease_expires_at = NULL, stop_request = NULL,
                     bytes_done = \(completion.progress.bytesDone), bytes_expected = \(completion.progress.bytesExpected),
                     bytes_per_second = \(completion.progress.bytesPerSecond),
@@ -175,19 +199,18 @@ public struct JobQueue: Sendable {
                     finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END
                 WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt)
                 RETURNING id
-                """, logger: logger)
-            var updated = false
-            for try await _ in rows { updated = true }
-            guard updated else { return false }
-            try await connection.query(
-                """
+            ), attempt AS (
                 UPDATE job_attempts SET finished_at = now(), outcome = \(completion.attemptOutcome),
                     error_code = \(completion.errorCode), http_status = \(completion.httpStatus), bytes = \(completion.progress.bytesDone)
-                WHERE job_id = \(job) AND attempt = \(attempt)
-                """, logger: logger)
-            if completion.state == .queued { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
-            return true
-        }
+                WHERE job_id = \(job) AND attempt = \(attempt) AND EXISTS (SELECT 1 FROM finished)
+            ), wake AS (
+                SELECT pg_notify(\(Self.channel), '') WHERE \(completion.state == .queued) AND EXISTS (SELECT 1 FROM finished)
+            )
+            SELECT (SELECT count(*) FROM finished)::bigint, (SELECT count(*) FROM wake)::bigint
+            """, logger: logger)
+        var updated = false
+        for try await (count, _) in rows.decode((Int64, Int64).self) { updated = count > 0 }
+        return updated
     }
 
     /// Jobs whose worker stopped renewing its lease go back to the queue (or, when a pause or cancel
