@@ -36,6 +36,14 @@ public final class JobEngine: Sendable {
         for outfitter in outfitters { try await outfitter.prepare(for: owner) }
     }
 
+    /// The first explanation an outfitter has for a job's final 401 (see `EngineSessionOutfitter`).
+    func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? {
+        for outfitter in outfitters {
+            if let refusal = await outfitter.explainUnauthorized(response, for: owner) { return refusal }
+        }
+        return nil
+    }
+
     func session(for key: Key) throws -> Session {
         let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
             cache.clock += 1
