@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `/v1/credentials`: a tenant's credential vault. Secrets go in once and never come out: every reply

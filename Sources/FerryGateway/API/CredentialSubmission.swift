@@ -83,7 +83,12 @@ struct CredentialSubmission: Decodable {
             }
         }
 
-        let persistence = self.persistence.map(CredentialRecord.Persistence.init(rawValue:)) ?? (session == nil ? .permanent : .session)
+        let persistence: CredentialRecord.Persistence?
+        if let text = self.persistence {
+            persistence = CredentialRecord.Persistence(rawValue: text)
+        } else {
+            persistence = session == nil ? .permanent : .session
+        }
         var sessionID: UUID?
         switch persistence {
         case nil:

@@ -46,8 +46,7 @@ struct CredentialRecord: Sendable {
         self.persistence = persistence
         sessionID = try r[8].decode(UUID?.self)
         secretKind = try r[9].decode(String.self)
-        let sealedBytes = try r[11].decode(ByteBuffer.self)
-        sealed = SealedSecret(keyID: try r[10].decode(String.self), combined: Data(sealedBytes.readableBytesView))
+        sealed = SealedSecret(keyID: try r[10].decode(String.self), combined: try r[11].decode(Data.self))
         createdAt = try r[12].decode(Date.self)
         resealedAt = try r[13].decode(Date?.self)
         createdMicros = try r[14].decode(Int64.self)

@@ -45,7 +45,7 @@ public struct CredentialStore: Sendable {
             """
             INSERT INTO credentials (id, tenant_id, scheme, host, port, realm, method, persistence, session_id, secret_kind, key_id, sealed)
             VALUES (\(id), \(tenant), \(space.scheme), \(space.host), \(Int32(space.port)), \(space.realm), \(space.method.rawValue),
-                    \(new.persistence.rawValue), \(new.sessionID), \(new.secret.kind), \(sealed.keyID), \(ByteBuffer(data: sealed.combined)))
+                    \(new.persistence.rawValue), \(new.sessionID), \(new.secret.kind), \(sealed.keyID), \(sealed.combined))
             RETURNING \(unescaped: CredentialRecord.columns)
             """, logger: logger)
         for try await row in rows { return try CredentialRecord(row: row) }

@@ -45,8 +45,8 @@ public enum VaultRotation {
                 WHERE key_id <> \(current) AND id > \(after) ORDER BY id LIMIT \(batchSize)
                 """, logger: logger)
             var batch: [(id: UUID, tenant: UUID, sealed: SealedSecret)] = []
-            for try await (id, tenant, keyID, sealed) in rows.decode((UUID, UUID, String, ByteBuffer).self) {
-                batch.append((id, tenant, SealedSecret(keyID: keyID, combined: Data(sealed.readableBytesView))))
+            for try await (id, tenant, keyID, sealed) in rows.decode((UUID, UUID, String, Data).self) {
+                batch.append((id, tenant, SealedSecret(keyID: keyID, combined: sealed)))
             }
             guard let last = batch.last else { return report }
             after = last.id
@@ -62,8 +62,8 @@ public enum VaultRotation {
                 }
                 let updated = try await connection.query(
                     """
-                    UPDATE credentials SET key_id = \(resealed.keyID), sealed = \(ByteBuffer(data: resealed.combined)), resealed_at = now()
-                    WHERE id = \(row.id) AND key_id = \(row.sealed.keyID) AND sealed = \(ByteBuffer(data: row.sealed.combined))
+                    UPDATE credentials SET key_id = \(resealed.keyID), sealed = \(resealed.combined), resealed_at = now()
+                    WHERE id = \(row.id) AND key_id = \(row.sealed.keyID) AND sealed = \(row.sealed.combined)
                     RETURNING id
                     """, logger: logger)
                 for try await _ in updated.decode(UUID.self) { report.resealed += 1 }

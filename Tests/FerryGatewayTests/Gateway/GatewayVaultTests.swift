@@ -272,12 +272,12 @@ struct GatewayVaultTests {
             _ = try await fixture.server.terminate()
             let newServer = try await fixture.startAnother(name: "ferryd-new-key", options: .init(vaultKeys: [newKey]))
             do {
-                let client = client.with(baseURL: newServer.baseURL)
-                let view = try await client.get("/v1/credentials/\(credential)")
+                let renewed = client.with(baseURL: newServer.baseURL)
+                let view = try await renewed.get("/v1/credentials/\(credential)")
                 #expect(view["key_id"] as? String == newID)
                 #expect(view["resealed_at"] as? String != nil)
-                let id = try await client.submit(Self.download(fixture, "/protected/rotated?schemes=basic"))
-                let job = try await Self.finished(client, id)
+                let id = try await renewed.submit(Self.download(fixture, "/protected/rotated?schemes=basic"))
+                let job = try await Self.finished(renewed, id)
                 #expect(job["state"] as? String == "succeeded", "\(job)")
                 _ = try await newServer.terminate()
             } catch {
