@@ -18,8 +18,10 @@ struct CredentialRoutes {
         }
         group.get("/credentials") { request, context in
             let tenant = try context.requireTenant()
-            let (limit, cursor) = try Self.pageParameters(request)
-            let page = try await credentials.credentials(tenant: tenant, limit: limit, after: cursor)
+            var errors: [Problem.FieldError] = []
+            let parameters = PageParameters(request, errors: &errors)
+            guard errors.isEmpty else { throw Problem.invalid(errors) }
+            let page = try await credentials.credentials(tenant: tenant, limit: parameters.limit, after: parameters.cursor)
             return CredentialPage(credentials: page.credentials.map(CredentialView.init), nextCursor: page.next?.token)
         }
         group.get("/credentials/{id}") { _, context in
@@ -34,24 +36,6 @@ struct CredentialRoutes {
             guard try await credentials.delete(id, tenant: tenant) else { throw Problem.notFound("credential \(id)") }
             return HTTPResponse.Status.noContent
         }
-    }
-
-    static func pageParameters(_ request: Request) throws -> (Int, JobCursor?) {
-        let query = request.uri.queryParameters
-        var errors: [Problem.FieldError] = []
-        var limit = JobRoutes.defaultPageSize
-        if let text = query["limit"].map(String.init) {
-            if let value = Int(text), (1...JobRoutes.maximumPageSize).contains(value) { limit = value } else {
-                errors.append(.init(field: "limit", message: "must be a number from 1 to \(JobRoutes.maximumPageSize)"))
-            }
-        }
-        var cursor: JobCursor?
-        if let text = query["cursor"].map(String.init) {
-            cursor = JobCursor(token: text)
-            if cursor == nil { errors.append(.init(field: "cursor", message: "is not a cursor this API returned")) }
-        }
-        guard errors.isEmpty else { throw Problem.invalid(errors) }
-        return (limit, cursor)
     }
 }
 

@@ -295,39 +295,11 @@ struct GatewayVaultTests {
         }
     }
 
-    struct Run: Sendable {
-        let status: Int32
-        let standardOutput: String
-        let standardError: String
-    }
-
-    /// Runs a ferryd command (not `serve`) against the test database, as an operator would.
-    static func ferryd(_ arguments: [String], databaseURL: String, dataDirectory: String, vaultKeys: [String]) async throws -> Run {
-        TestProcessCleanup.prepare()
-        let process = Process()
-        process.executableURL = try FerrydBinary.url()
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
-        environment["FERRY_DATABASE_URL"] = databaseURL
-        environment["FERRY_DATA_DIR"] = dataDirectory
-        environment["FERRY_VAULT_KEY"] = vaultKeys.joined(separator: ",")
-        process.environment = environment
-        let name = "\(dataDirectory)/admin.\(UUID().uuidString.prefix(6))"
-        _ = FileManager.default.createFile(atPath: name + ".out", contents: nil)
-        _ = FileManager.default.createFile(atPath: name + ".err", contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: name + ".out"))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: name + ".err"))
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Run(
-            status: status, standardOutput: try String(contentsOfFile: name + ".out", encoding: .utf8),
-            standardError: try String(contentsOfFile: name + ".err", encoding: .utf8))
+    /// Runs a ferryd command (not `serve`) against the test's database, as an operator would.
+    static func ferryd(_ arguments: [String], databaseURL: String, dataDirectory: String, vaultKeys: [String]) async throws -> FerrydCommand.Run {
+        try await FerrydCommand.run(
+            arguments,
+            environment: ["FERRY_DATABASE_URL": databaseURL, "FERRY_DATA_DIR": dataDirectory, "FERRY_VAULT_KEY": vaultKeys.joined(separator: ",")],
+            in: dataDirectory)
     }
 }
