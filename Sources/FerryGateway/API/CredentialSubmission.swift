@@ -204,7 +204,9 @@ struct CredentialSubmission: Decodable {
             guard text.contains("-----BEGIN CERTIFICATE-----"), VaultIdentity.privateKeyBlock(in: text) != nil else { return nil }
             return VaultIdentity(format: .pem, data: Data(text.utf8), passphrase: passphrase)
         }
-        guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters), bytes.count > 16 else { return nil }
+        // Base64 of a DER SEQUENCE (a PKCS#12 PFX starts with one); line breaks allowed, nothing else.
+        let base64 = text.filter { !$0.isWhitespace }
+        guard let bytes = Data(base64Encoded: base64), bytes.count > 16, bytes.first == 0x30 else { return nil }
         return VaultIdentity(format: .pkcs12, data: bytes, passphrase: passphrase)
     }
 

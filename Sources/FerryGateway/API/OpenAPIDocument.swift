@@ -891,7 +891,7 @@ enum OpenAPIDocument {
           "credentials"
         ],
         "summary": "Store a credential",
-        "description": "Jobs whose server challenges the protection space (401) answer with it, without a credential of their own: the tenant's permanent credentials serve every job of the tenant, a session's only that session's jobs. The session's own come before the tenant's, one naming the realm before one for any realm, then the newest. A credential the server refuses is tried once per job; the job then fails with `authentication_failed`. client_certificate and server_trust credentials are stored but not yet used by jobs.",
+        "description": "Jobs whose server challenges the protection space (401) answer with it, without a credential of their own: the tenant's permanent credentials serve every job of the tenant, a session's only that session's jobs. The session's own come before the tenant's, one naming the realm before one for any realm, then the newest. A credential the server refuses is tried once per job; the job then fails with `authentication_failed`. A server_trust credential's `ca_certificate` is trusted as the server's own certificate for that host and port (a self-signed server); server_trust `pins` and client_certificate identities are stored but not yet used by jobs (the engine applies them to a whole session, not per host).",
         "requestBody": {
           "required": true,
           "content": {
@@ -1967,7 +1967,7 @@ enum OpenAPIDocument {
         "name": "limit",
         "in": "query",
         "required": false,
-        "description": "Jobs per page.",
+        "description": "Items per page.",
         "schema": {
           "type": "integer",
           "minimum": 1,
@@ -3536,7 +3536,7 @@ enum OpenAPIDocument {
           },
           "ca_certificate": {
             "type": "string",
-            "description": "PEM."
+            "description": "PEM. Trusted as the server's own certificate, for this host and port only (a self-signed server)."
           }
         }
       },

@@ -14,6 +14,8 @@ public final class JobEngine: Sendable {
     struct Key: Hashable, Sendable {
         var owner: EngineSessionOwner
         var settings: SessionSettings.EngineKey
+        /// The outfitters' `fixedOutfit` names, filled in by `session(for:)`.
+        var outfits: [String] = []
     }
 
     private struct Cache {
@@ -45,6 +47,8 @@ public final class JobEngine: Sendable {
     }
 
     func session(for key: Key) throws -> Session {
+        var key = key
+        key.outfits = outfitters.map { $0.fixedOutfit(for: key.owner) }
         let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
             cache.clock += 1
             cache.lastUsed[key] = cache.clock

@@ -98,4 +98,18 @@ public struct CredentialStore: Sendable {
         for try await row in rows { records.append(try CredentialRecord(row: row)) }
         return records.sorted(by: CredentialPreference.isBetter(_:than:))
     }
+
+    /// The server-trust credentials a job of `owner` may use, for every host.
+    func serverTrustCredentials(for owner: EngineSessionOwner) async throws -> [CredentialRecord] {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: CredentialRecord.columns) FROM credentials
+            WHERE tenant_id = \(owner.tenantID) AND method = 'server_trust'
+              AND (persistence = 'permanent' OR session_id = \(owner.sessionID))
+            ORDER BY id
+            """, logger: logger)
+        var records: [CredentialRecord] = []
+        for try await row in rows { records.append(try CredentialRecord(row: row)) }
+        return records
+    }
 }

@@ -3,14 +3,16 @@ import Logging
 import URLLoading
 
 /// Gives every engine session its owner's vault: a `VaultCredentialStorage` for default handling of
-/// 401 challenges (AU-14), and the explanation of a job's 401 that a stored credential did not answer.
+/// 401 challenges (AU-14), the certificates of its server-trust credentials (TLS-03, see
+/// `VaultTrustedServers`), and the explanation of a job's 401 that a stored credential did not answer.
 ///
-/// Client-certificate and server-trust credentials are stored and checked but not applied to engine
-/// sessions: the engine takes a client identity, public-key pins and extra CAs per session, not per
-/// host, and an engine session serves every host a tenant's jobs reach (see the vault report, issue 6).
+/// Client-certificate credentials and server-trust pins are stored and checked but not applied: the
+/// engine takes a client identity and public-key pins per session, not per host, and an engine
+/// session serves every host an owner's jobs reach.
 public struct VaultOutfitter: EngineSessionOutfitter {
     let store: CredentialStore
     let logger: Logger
+    private let trustedServers = VaultTrustedServers()
 
     public init(store: CredentialStore, logger: Logger) {
         self.store = store
@@ -19,6 +21,28 @@ public struct VaultOutfitter: EngineSessionOutfitter {
 
     public func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner) {
         configuration.credentialStorage = VaultCredentialStorage(owner: owner, store: store, logger: logger)
+        configuration.trustedServerCertificates += trustedServers.certificates(for: owner)
+    }
+
+    public func fixedOutfit(for owner: EngineSessionOwner) -> String {
+        trustedServers.fingerprint(for: owner)
+    }
+
+    /// Reads the owner's server-trust certificates before each job: one created or deleted through
+    /// the API counts from the next job on, in every ferryd.
+    public func prepare(for owner: EngineSessionOwner) async throws {
+        var certificates: [TrustedServerCertificate] = []
+        for record in try await store.serverTrustCredentials(for: owner) {
+            do {
+                guard case .trust(_, let pem?) = try record.opened(by: store.keyring),
+                      let certificate = TrustedServerCertificate(host: record.space.host, port: record.space.port, certificatePEM: pem)
+                else { continue }
+                certificates.append(certificate)
+            } catch {
+                logger.warning("a stored credential does not open", metadata: ["credential": "\(record.id)", "reason": "\(error)"])
+            }
+        }
+        trustedServers.update(certificates, for: owner)
     }
 
     public func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? {
