@@ -203,6 +203,31 @@ struct GatewayVaultTests {
         }
     }
 
+    @Test("a server_trust credential's certificate lets jobs reach that self-signed server, and only from the next job after it is stored (TLS-03)")
+    func serverTrust() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await GatewayFixture.with { fixture in
+            try await OriginServer.withRunning(tls: .init(certificates: certificates, selfSigned: true)) { secure in
+                let (_, client) = try await fixture.tenant()
+                let (_, other) = try await fixture.tenant()
+                let url = "https://127.0.0.1:\(secure.port)/bytes/64"
+                let refused = try await Self.finished(client, try await client.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
+                #expect(refused["state"] as? String == "failed", "a self-signed server is not trusted by default: \(refused)")
+
+                let selfSigned = try String(contentsOfFile: certificates.selfSignedServerCertificatePath, encoding: .utf8)
+                let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port, "method": "server_trust"]
+                let created = try await client.post("/v1/credentials", json: ["protection_space": space, "ca_certificate": selfSigned])
+                #expect(created.status == 201, "\(created.text)")
+                #expect(created["secret_kind"] as? String == "trust")
+                let trusted = try await Self.finished(client, try await client.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
+                #expect(trusted["state"] as? String == "succeeded", "\(trusted)")
+                let stranger = try await Self.finished(other, try await other.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
+                #expect(stranger["state"] as? String == "failed", "another tenant does not trust it: \(stranger)")
+            }
+        }
+    }
+
     @Test("bad credentials get field errors that never repeat the secret")
     func validation() async throws {
         try await GatewayFixture.with { fixture in
