@@ -109,7 +109,7 @@ struct CredentialSubmission: Decodable {
                 problem(field, "is not used by method \(method.rawValue)")
             }
         }
-        let secret = method.flatMap { secret(for: $0, problem: problem) }
+        let secret = method.flatMap { checkedSecret(for: $0, problem: problem) }
 
         guard errors.isEmpty, let method, let scheme, let host, let port, let persistence, let secret else {
             throw Problem.invalid(errors)
@@ -133,7 +133,7 @@ struct CredentialSubmission: Decodable {
     }
 
     /// The secret the method needs, checked; nil (with problems recorded) when it is missing or bad.
-    private func secret(for method: VaultProtectionSpace.Method, problem: (String, String) -> Void) -> VaultSecret? {
+    private func checkedSecret(for method: VaultProtectionSpace.Method, problem: (String, String) -> Void) -> VaultSecret? {
         switch method {
         case .basic, .digest:
             var ok = true
