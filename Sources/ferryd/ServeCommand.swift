@@ -59,11 +59,15 @@ struct ServeCommand: AsyncParsableCommand {
         let vault = try configuration.vaultKeySource.keyring(logger: logger)
 
         let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
-        let engine = JobEngine(allowPrivateNetworks: configuration.allowPrivateNetworks)
+        // Made here, run as a service in runServices: the engine's outfitters read through it.
+        let client = Self.makeClient(database: gatewayDatabase, configuration: configuration, logger: logger)
+        let engine = JobEngine(
+            allowPrivateNetworks: configuration.allowPrivateNetworks,
+            outfitters: [VaultOutfitter(store: CredentialStore(client: client, keyring: vault, logger: logger), logger: logger)])
         do {
             let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
             for line in report.lines { logger.info("\(line)") }
-            try await runServices(configuration: configuration, database: gatewayDatabase, engine: engine, vault: vault, logger: logger)
+            try await runServices(configuration: configuration, client: client, engine: engine, vault: vault, logger: logger)
         } catch {
             engine.invalidateAll()
             try? await gatewayDatabase.stop()
@@ -75,13 +79,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func runServices(
-        configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, vault: VaultKeyring, logger: Logger
+        configuration: GatewayConfiguration, client: PostgresClient, engine: JobEngine, vault: VaultKeyring, logger: Logger
     ) async throws {
-        var clientConfiguration = database.clientConfiguration
-        // Workers hold a connection only for a heartbeat's statement; the API's queries are short
-        // too. A bounded pool keeps several ferryd within the server's max_connections.
-        clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
         let metrics = GatewayMetrics()
         let workers = WorkerPool(
@@ -96,7 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
             settings: WebhookDispatcher.Settings(
                 schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
             logger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger, events: events))
+        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger, vault: vault, events: events))
         let host = configuration.host
         var app = Application(
             router: router,
@@ -118,6 +117,14 @@ struct ServeCommand: AsyncParsableCommand {
             services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.shutdownLimit
         try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+
+    private static func makeClient(database: GatewayDatabase, configuration: GatewayConfiguration, logger: Logger) -> PostgresClient {
+        var clientConfiguration = database.clientConfiguration
+        // Workers hold a connection only for a heartbeat's statement; the API's queries are short
+        // too. A bounded pool keeps several ferryd within the server's max_connections.
+        clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
+        return PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     }
 
     /// How long a graceful shutdown may take before what is left is cancelled: pausing transfers and

@@ -6,39 +6,9 @@ import Testing
 /// its own private cluster (issue 3: "The binary works from any working directory").
 @Suite(.timeLimit(.minutes(3)))
 struct MigrateCommandTests {
-    struct Run: Sendable {
-        let status: Int32
-        let standardOutput: String
-        let standardError: String
-    }
-
     /// Runs ferryd with no FERRY_* variables from the test's environment, in `workingDirectory`.
-    func ferryd(_ arguments: [String], in workingDirectory: String) async throws -> Run {
-        TestProcessCleanup.prepare()
-        let process = Process()
-        process.executableURL = try FerrydBinary.url()
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
-        let output = URL(fileURLWithPath: "\(workingDirectory)/ferryd.out")
-        let errors = URL(fileURLWithPath: "\(workingDirectory)/ferryd.err")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Run(
-            status: status,
-            standardOutput: try String(contentsOf: output, encoding: .utf8),
-            standardError: try String(contentsOf: errors, encoding: .utf8))
+    func ferryd(_ arguments: [String], in workingDirectory: String) async throws -> FerrydCommand.Run {
+        try await FerrydCommand.run(arguments, in: workingDirectory)
     }
 
     /// What migrating a new database prints: one line per file of migrations/, in order.

@@ -13,9 +13,14 @@ public enum GatewayApplication {
         /// Job events for the Server-Sent Events routes; it must run as a service of the application
         /// for streams to follow live events.
         public var events: JobEventFeed
+        /// Seals and opens the credential vault's secrets.
+        public var vault: VaultKeyring
 
-        public init(client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, events: JobEventFeed? = nil) {
+        public init(
+            client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, vault: VaultKeyring, events: JobEventFeed? = nil
+        ) {
             self.client = client
+            self.vault = vault
             self.files = files
             self.metrics = metrics
             self.logger = logger
@@ -39,6 +44,7 @@ public enum GatewayApplication {
         jobRoutes.addTenantRoutes(to: v1)
         BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
         SessionRoutes(sessions: SessionStore(client: dependencies.client, logger: logger)).add(to: v1)
+        CredentialRoutes(credentials: CredentialStore(client: dependencies.client, keyring: dependencies.vault, logger: logger)).add(to: v1)
         EventRoutes(store: JobEventStore(client: dependencies.client, logger: logger), feed: dependencies.events).add(to: v1)
         let webhookRoutes = WebhookRoutes(store: WebhookStore(client: dependencies.client, logger: logger), urlPolicy: OutboundURLPolicy())
         webhookRoutes.addTenantRoutes(to: v1)

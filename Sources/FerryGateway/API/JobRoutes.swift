@@ -11,9 +11,6 @@ struct JobRoutes {
     let urlPolicy: OutboundURLPolicy
     let recentJobs = RecentJobs()
 
-    static let defaultPageSize = 50
-    static let maximumPageSize = 500
-
     func addTenantRoutes(to group: RouterGroup<GatewayRequestContext>) {
         group.post("/jobs") { request, context in
             let tenant = try context.requireTenant()
@@ -108,18 +105,8 @@ struct JobRoutes {
                 errors.append(.init(field: "state", message: "must be one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))"))
             }
         }
-        var limit = defaultPageSize
-        if let text = query["limit"].map(String.init) {
-            if let value = Int(text), (1...maximumPageSize).contains(value) { limit = value } else {
-                errors.append(.init(field: "limit", message: "must be a number from 1 to \(maximumPageSize)"))
-            }
-        }
-        var cursor: JobCursor?
-        if let text = query["cursor"].map(String.init) {
-            cursor = JobCursor(token: text)
-            if cursor == nil { errors.append(.init(field: "cursor", message: "is not a cursor this API returned")) }
-        }
+        let page = PageParameters(request, errors: &errors)
         guard errors.isEmpty else { throw Problem.invalid(errors) }
-        return (state, limit, cursor)
+        return (state, page.limit, page.cursor)
     }
 }

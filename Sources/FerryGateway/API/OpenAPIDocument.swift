@@ -54,6 +54,10 @@ enum OpenAPIDocument {
     {
       "name": "webhooks",
       "description": "Signed webhooks (Standard Webhooks): the tenant's secret, endpoints and the delivery log (tenant API key)."
+    },
+    {
+      "name": "credentials",
+      "description": "A tenant's credential vault: secrets for authentication challenges, encrypted at rest and never returned (tenant API key)."
     }
   ],
   "paths": {
@@ -864,6 +868,184 @@ enum OpenAPIDocument {
           },
           "400": {
             "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/credentials": {
+      "post": {
+        "operationId": "createCredential",
+        "tags": [
+          "credentials"
+        ],
+        "summary": "Store a credential",
+        "description": "Jobs whose server challenges the protection space (401) answer with it, without a credential of their own: the tenant's permanent credentials serve every job of the tenant, a session's only that session's jobs. The session's own come before the tenant's, one naming the realm before one for any realm, then the newest. A credential the server refuses is tried once per job; the job then fails with `authentication_failed`. A server_trust credential's `ca_certificate` is trusted as the server's own certificate for that host and port (a self-signed server); server_trust `pins` and client_certificate identities are stored but not yet used by jobs (the engine applies them to a whole session, not per host).",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewCredential"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The credential, without its secret.",
+            "headers": {
+              "Location": {
+                "required": true,
+                "description": "`/v1/credentials/{id}` of the new credential.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Credential"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "description": "The session (`session_not_found`) is not this tenant's or does not exist.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The session is invalidated (`session_invalidated`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listCredentials",
+        "tags": [
+          "credentials"
+        ],
+        "summary": "The tenant's credentials, newest first, without secrets",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of credentials.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CredentialPage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/v1/credentials/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/CredentialID"
+        }
+      ],
+      "get": {
+        "operationId": "getCredential",
+        "tags": [
+          "credentials"
+        ],
+        "summary": "One credential, without its secret",
+        "responses": {
+          "200": {
+            "description": "The credential.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Credential"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteCredential",
+        "tags": [
+          "credentials"
+        ],
+        "summary": "Delete a credential",
+        "description": "Jobs stop using it at their next challenge, in every ferryd.",
+        "responses": {
+          "204": {
+            "description": "Deleted."
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
@@ -1785,7 +1967,7 @@ enum OpenAPIDocument {
         "name": "limit",
         "in": "query",
         "required": false,
-        "description": "Jobs per page.",
+        "description": "Items per page.",
         "schema": {
           "type": "integer",
           "minimum": 1,
@@ -1818,7 +2000,7 @@ enum OpenAPIDocument {
         "name": "Range",
         "in": "header",
         "required": false,
-        "description": "One byte range (RFC 9110 §14.2), e.g. `bytes=1000-` or `bytes=-500`.",
+        "description": "One byte range (RFC 9110 \u00a714.2), e.g. `bytes=1000-` or `bytes=-500`.",
         "schema": {
           "type": "string"
         }
@@ -1877,6 +2059,16 @@ enum OpenAPIDocument {
         "in": "query",
         "required": false,
         "description": "Only this job's deliveries.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "CredentialID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A credential id; anything that is not a UUID is a 404.",
         "schema": {
           "type": "string",
           "format": "uuid"
@@ -3200,6 +3392,221 @@ enum OpenAPIDocument {
                 }
               ]
             }
+          }
+        }
+      },
+      "CredentialProtectionSpace": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "scheme",
+          "host",
+          "port",
+          "method"
+        ],
+        "properties": {
+          "scheme": {
+            "type": "string",
+            "enum": [
+              "http",
+              "https",
+              "ftp",
+              "ftps"
+            ]
+          },
+          "host": {
+            "type": "string",
+            "description": "Lower case; an IPv6 address without brackets."
+          },
+          "port": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 65535
+          },
+          "realm": {
+            "type": "string",
+            "description": "Absent: any realm of the server."
+          },
+          "method": {
+            "type": "string",
+            "enum": [
+              "basic",
+              "digest",
+              "bearer",
+              "client_certificate",
+              "server_trust"
+            ]
+          }
+        }
+      },
+      "NewCredential": {
+        "type": "object",
+        "required": [
+          "protection_space"
+        ],
+        "description": "The secret fields the method takes, and no others: basic and digest `username` and `password`; bearer `token`; client_certificate `identity` (PEM certificate and private key, or base64 PKCS#12) and an optional `passphrase`; server_trust `pins` and/or `ca_certificate`. Error messages name fields, never their values.",
+        "properties": {
+          "protection_space": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "scheme",
+              "host",
+              "method"
+            ],
+            "properties": {
+              "scheme": {
+                "type": "string",
+                "enum": [
+                  "http",
+                  "https",
+                  "ftp",
+                  "ftps"
+                ],
+                "description": "http or https for basic, digest and bearer; https or ftps for client_certificate and server_trust."
+              },
+              "host": {
+                "type": "string",
+                "description": "A host name or IP address, matched as the request URL names it."
+              },
+              "port": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 65535,
+                "description": "Default: the scheme's."
+              },
+              "realm": {
+                "type": "string",
+                "description": "Only this realm (basic, digest, bearer); absent: any realm of the server."
+              },
+              "method": {
+                "type": "string",
+                "enum": [
+                  "basic",
+                  "digest",
+                  "bearer",
+                  "client_certificate",
+                  "server_trust"
+                ]
+              }
+            }
+          },
+          "persistence": {
+            "type": "string",
+            "enum": [
+              "permanent",
+              "session"
+            ],
+            "description": "permanent: every job of the tenant; session: only the jobs of `session`. Default: session when `session` is given, else permanent."
+          },
+          "session": {
+            "type": "string",
+            "format": "uuid",
+            "description": "A live session of the tenant, for persistence session."
+          },
+          "username": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1024
+          },
+          "password": {
+            "type": "string",
+            "maxLength": 8192
+          },
+          "token": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 8192,
+            "pattern": "^[!-~]+$"
+          },
+          "identity": {
+            "type": "string"
+          },
+          "passphrase": {
+            "type": "string"
+          },
+          "pins": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 32,
+            "items": {
+              "type": "string",
+              "pattern": "^sha256//"
+            }
+          },
+          "ca_certificate": {
+            "type": "string",
+            "description": "PEM. Trusted as the server's own certificate, for this host and port only (a self-signed server)."
+          }
+        }
+      },
+      "Credential": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "A stored credential: where it applies and which kind of secret it holds. The secret itself is never returned.",
+        "required": [
+          "id",
+          "protection_space",
+          "persistence",
+          "secret_kind",
+          "key_id",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "protection_space": {
+            "$ref": "#/components/schemas/CredentialProtectionSpace"
+          },
+          "persistence": {
+            "type": "string",
+            "enum": [
+              "permanent",
+              "session"
+            ]
+          },
+          "session": {
+            "$ref": "#/components/schemas/ID"
+          },
+          "secret_kind": {
+            "type": "string",
+            "enum": [
+              "password",
+              "token",
+              "identity",
+              "trust"
+            ]
+          },
+          "key_id": {
+            "type": "string",
+            "description": "Which vault key the secret is sealed with (a fingerprint, not the key)."
+          },
+          "created_at": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "resealed_at": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "When `ferryd admin rotate-vault-key` last sealed it again."
+          }
+        }
+      },
+      "CredentialPage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "credentials"
+        ],
+        "properties": {
+          "credentials": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Credential"
+            }
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Absent on the last page."
           }
         }
       }

@@ -8,8 +8,28 @@ public protocol EngineSessionOutfitter: Sendable {
     /// Called before each job's transfer in the owner's session: brings what another ferryd may have
     /// changed since (a cookie another job set) into the engine session's storage.
     func prepare(for owner: EngineSessionOwner) async throws
+    /// A job of the owner ended with this 401: what the outfitter's storage knows about why (a stored
+    /// credential the server refused, or one that cannot be opened), to say so in the job's error.
+    func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal?
+    /// Names what `outfit` fixes into a new engine session that a live one cannot change (TLS
+    /// settings): when the name changes, the owner's next jobs get a new engine session. Empty when
+    /// the outfitter fixes nothing.
+    func fixedOutfit(for owner: EngineSessionOwner) -> String
 }
 
 extension EngineSessionOutfitter {
     public func prepare(for owner: EngineSessionOwner) async throws {}
+    public func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? { nil }
+    public func fixedOutfit(for owner: EngineSessionOwner) -> String { "" }
+}
+
+/// Why a job's 401 was not answered successfully, as the job's error code and message.
+public struct AuthenticationRefusal: Sendable, Equatable {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 }

@@ -14,6 +14,8 @@ public final class JobEngine: Sendable {
     struct Key: Hashable, Sendable {
         var owner: EngineSessionOwner
         var settings: SessionSettings.EngineKey
+        /// The outfitters' `fixedOutfit` names, filled in by `session(for:)`.
+        var outfits: [String] = []
     }
 
     private struct Cache {
@@ -36,7 +38,17 @@ public final class JobEngine: Sendable {
         for outfitter in outfitters { try await outfitter.prepare(for: owner) }
     }
 
+    /// The first explanation an outfitter has for a job's final 401 (see `EngineSessionOutfitter`).
+    func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? {
+        for outfitter in outfitters {
+            if let refusal = await outfitter.explainUnauthorized(response, for: owner) { return refusal }
+        }
+        return nil
+    }
+
     func session(for key: Key) throws -> Session {
+        var key = key
+        key.outfits = outfitters.map { $0.fixedOutfit(for: key.owner) }
         let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
             cache.clock += 1
             cache.lastUsed[key] = cache.clock

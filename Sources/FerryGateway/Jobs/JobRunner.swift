@@ -27,6 +27,9 @@ struct JobRunner: Sendable {
     let logger: Logger
 
     private var job: JobRecord { claim.job }
+    private var sessionOwner: EngineSessionOwner {
+        EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
+    }
 
     func run() async {
         let transfer = RunningTransfer()
@@ -81,7 +84,6 @@ struct JobRunner: Sendable {
         var request = TransferRequest(
             url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
 
-        let sessionOwner = EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
         let session: Session
         do {
             try await engine.prepare(for: sessionOwner)
@@ -283,10 +285,22 @@ struct JobRunner: Sendable {
                 code = "redirect_not_followed"
                 message = "the server redirected and the job's redirects.follow is false"
             }
+            if error.code == .userAuthenticationRequired {
+                // The engine gave up on a space after its cap of rejected credentials (AU-20).
+                code = "authentication_failed"
+                message = "authentication failed: \(error.message)"
+            }
             return finished(AttemptFailure(code, message, retry: .transfer(error.code)), transfer: transfer, response: response, resumeData: resumeData)
         }
         guard let final = task.response else {
             return finished(AttemptFailure("bad_server_response", "the transfer ended without a response"), transfer: transfer, response: nil, resumeData: nil)
+        }
+        if final.statusCode == 401, let refusal = await engine.explainUnauthorized(final, for: sessionOwner) {
+            // A stored credential was refused (tried once: default handling never proposes a credential
+            // its space just rejected, AU-19), or could not be opened: say which, not just "401".
+            return finished(
+                AttemptFailure(refusal.code, refusal.message, retry: .httpStatus(401, retryAfter: nil), httpStatus: 401),
+                transfer: transfer, response: response, resumeData: nil)
         }
         if let status = final.statusCode, !final.isSuccess {
             return finished(

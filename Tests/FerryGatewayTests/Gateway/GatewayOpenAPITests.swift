@@ -14,7 +14,8 @@ struct GatewayOpenAPITests {
         let logger = Logger(label: "openapi-test")
         let client = PostgresClient(
             configuration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable), backgroundLogger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(), logger: logger))
+        let router = GatewayApplication.buildRouter(.init(client: client, files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(), logger: logger,
+            vault: try! VaultKeyring(keys: [try! VaultKey(base64: VaultKey.generateText())])))
         return Set(router.routes.map { "\($0.method.rawValue) \($0.path.description)" })
     }
 
