@@ -8,8 +8,13 @@ public protocol EngineSessionOutfitter: Sendable {
     /// Called before each job's transfer in the owner's session: brings what another ferryd may have
     /// changed since (a cookie another job set) into the engine session's storage.
     func prepare(for owner: EngineSessionOwner) async throws
+    /// Called after each job's transfer in the owner's session, before the job's end is recorded:
+    /// writes what the transfer changed (cookies set, responses cached), so the next job, on any
+    /// ferryd, finds it.
+    func settle(for owner: EngineSessionOwner) async throws
 }
 
 extension EngineSessionOutfitter {
     public func prepare(for owner: EngineSessionOwner) async throws {}
+    public func settle(for owner: EngineSessionOwner) async throws {}
 }

@@ -36,6 +36,20 @@ public final class JobEngine: Sendable {
         for outfitter in outfitters { try await outfitter.prepare(for: owner) }
     }
 
+    /// Writes what a job changed in the owner's storages (see `EngineSessionOutfitter.settle`). Every
+    /// outfitter gets its turn even when an earlier one fails; the first failure is thrown.
+    func settle(for owner: EngineSessionOwner) async throws {
+        var firstFailure: (any Error)?
+        for outfitter in outfitters {
+            do {
+                try await outfitter.settle(for: owner)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
     func session(for key: Key) throws -> Session {
         let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
             cache.clock += 1

@@ -28,6 +28,11 @@ struct JobRunner: Sendable {
 
     private var job: JobRecord { claim.job }
 
+    /// Whose engine session the job runs in, and so whose cookie jar and cache it uses.
+    private var sessionOwner: EngineSessionOwner {
+        EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
+    }
+
     func run() async {
         let transfer = RunningTransfer()
         metrics.transferStarted()
@@ -43,6 +48,13 @@ struct JobRunner: Sendable {
         metrics.transferFinished(
             outcome: completion?.attemptOutcome ?? "lease_lost",
             bytes: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone)
+        do {
+            // Before the end is recorded: the session's next job, on any ferryd, must find the cookies
+            // this one was given and the responses it cached.
+            try await engine.settle(for: sessionOwner)
+        } catch {
+            logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
         guard let completion else { return }
         do {
             let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
@@ -80,8 +92,10 @@ struct JobRunner: Sendable {
         for header in job.request.headers { headers.add(name: header.name, value: header.value) }
         var request = TransferRequest(
             url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
+        // The job's policy, else its session's; validated on the way in (CA-05, SES-26).
+        request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
 
-        let sessionOwner = EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
+        let sessionOwner = self.sessionOwner
         let session: Session
         do {
             try await engine.prepare(for: sessionOwner)
@@ -185,7 +199,8 @@ struct JobRunner: Sendable {
         guard let destination = files.absolute(relative), rename(file.path, destination) == 0 else {
             return .failure(AttemptFailure("cannot_write_file", "cannot store the content: \(String(cString: strerror(errno)))"))
         }
-        return .success(JobRecord.StoredResult(file: relative, size: size, sha256: digest, contentType: response.mimeType))
+        return .success(JobRecord.StoredResult(
+            file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue))
     }
 
     /// The heartbeat loop: ticks often enough to react to shutdown and timeouts at once, talks to the
@@ -282,6 +297,10 @@ struct JobRunner: Sendable {
             if error.code == .tooManyRedirects, !job.policies.followRedirects {
                 code = "redirect_not_followed"
                 message = "the server redirected and the job's redirects.follow is false"
+            }
+            if error.code == .resourceUnavailable, task.originalRequest.cachePolicy == .returnCacheDataDontLoad {
+                code = "not_in_cache"
+                message = "cache_policy is return_cache_dont_load and no cached response matches the request"
             }
             return finished(AttemptFailure(code, message, retry: .transfer(error.code)), transfer: transfer, response: response, resumeData: resumeData)
         }
