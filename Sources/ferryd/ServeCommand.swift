@@ -57,11 +57,24 @@ struct ServeCommand: AsyncParsableCommand {
         let migrations = try directory.load()
 
         let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
-        let engine = JobEngine(allowPrivateNetworks: configuration.allowPrivateNetworks)
+        var clientConfiguration = gatewayDatabase.clientConfiguration
+        // Workers hold a connection only for a heartbeat's statement; the API's queries are short
+        // too. A bounded pool keeps several ferryd within the server's max_connections.
+        clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
+        // Runs as a service in runServices; the engine's outfitters use it only from jobs, which run then.
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
+        let engine = JobEngine(
+            allowPrivateNetworks: configuration.allowPrivateNetworks,
+            outfitters: [
+                SessionCookieJars(store: SessionCookieStore(client: client, logger: logger)),
+                TenantResponseCaches(
+                    client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger),
+            ])
         do {
             let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
             for line in report.lines { logger.info("\(line)") }
-            try await runServices(configuration: configuration, database: gatewayDatabase, engine: engine, logger: logger)
+            try await runServices(configuration: configuration, client: client, files: files, engine: engine, logger: logger)
         } catch {
             engine.invalidateAll()
             try? await gatewayDatabase.stop()
@@ -72,13 +85,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    private func runServices(configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, logger: Logger) async throws {
-        var clientConfiguration = database.clientConfiguration
-        // Workers hold a connection only for a heartbeat's statement; the API's queries are short
-        // too. A bounded pool keeps several ferryd within the server's max_connections.
-        clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
+    private func runServices(
+        configuration: GatewayConfiguration, client: PostgresClient, files: GatewayFiles, engine: JobEngine, logger: Logger
+    ) async throws {
         let metrics = GatewayMetrics()
         let workers = WorkerPool(
             client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,

@@ -43,6 +43,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var retryBaseMilliseconds: Int
     /// `FERRY_WEBHOOK_RETRY_SCHEDULE`: the waits between a webhook delivery's attempts (`5s,5m,30m,...`).
     public var webhookRetrySchedule: WebhookRetrySchedule
+    /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`: the most bytes each tenant's HTTP cache keeps on disk (the
+    /// least recently used entries go first); one entry may take a tenth. 0 turns caching off.
+    public var cacheMaxBytesPerTenant: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -56,7 +59,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         migrationsDirectory: String? = nil,
         leaseSeconds: Int = GatewayConfiguration.defaultLeaseSeconds,
         retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds,
-        webhookRetrySchedule: WebhookRetrySchedule = .standard
+        webhookRetrySchedule: WebhookRetrySchedule = .standard,
+        cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant
     ) {
         self.port = port
         self.host = host
@@ -69,6 +73,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.leaseSeconds = leaseSeconds
         self.retryBaseMilliseconds = retryBaseMilliseconds
         self.webhookRetrySchedule = webhookRetrySchedule
+        self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -121,6 +126,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let leaseSeconds = setting(nil, "", "FERRY_LEASE_SECONDS") { try $0.integer(in: 2...3600) }
         let retryBase = setting(nil, "", "FERRY_RETRY_BASE_MS") { try $0.integer(in: 1...3_600_000) }
         let webhookRetrySchedule = setting(nil, "", "FERRY_WEBHOOK_RETRY_SCHEDULE") { try $0.webhookRetrySchedule() }
+        let cacheMaxBytes = setting(nil, "", "FERRY_CACHE_MAX_BYTES_PER_TENANT") { try $0.integer(in: 0...(1 << 50)) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -136,7 +142,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             migrationsDirectory: migrationsDirectory,
             leaseSeconds: leaseSeconds ?? Self.defaultLeaseSeconds,
             retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds,
-            webhookRetrySchedule: webhookRetrySchedule ?? .standard
+            webhookRetrySchedule: webhookRetrySchedule ?? .standard,
+            cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant
         )
     }
 
@@ -146,6 +153,6 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let admin = adminKey == nil ? "generated on first start" : "set"
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
-            + "webhook retries after \(webhookRetrySchedule)"
+            + "webhook retries after \(webhookRetrySchedule), cache \(cacheMaxBytesPerTenant) bytes per tenant"
     }
 }

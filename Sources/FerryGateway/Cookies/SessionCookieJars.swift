@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import URLLoading
 
 /// Gives each gateway session's engine sessions the session's cookie jar (CK-02, CK-03, CK-09).
@@ -21,14 +20,12 @@ public final class SessionCookieJars: EngineSessionOutfitter {
     }
 
     private let store: SessionCookieStore
-    private let logger: Logger
     /// Several times `JobEngine.capacity`: a jar is let go well after its engine sessions were.
     private let persistent = OwnerRegistry<UUID, PersistentJar>(capacity: JobEngine.capacity * 4) { !$0.jar.hasUnwrittenChanges }
     private let ephemeral = OwnerRegistry<UUID, InMemoryCookieStorage>(capacity: JobEngine.capacity * 4)
 
-    public init(store: SessionCookieStore, logger: Logger) {
+    public init(store: SessionCookieStore) {
         self.store = store
-        self.logger = logger
     }
 
     public func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner) {
