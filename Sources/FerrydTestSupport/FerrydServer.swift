@@ -14,16 +14,19 @@ public final class FerrydServer: Sendable {
         public var allowPrivateNetworks: Bool
         /// Webhook retries in seconds, not hours, so a test sees several attempts.
         public var webhookRetrySchedule: String
+        /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`; nil: ferryd's default.
+        public var cacheMaxBytesPerTenant: Int?
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
-            webhookRetrySchedule: String = "1s,1s,2s"
+            webhookRetrySchedule: String = "1s,1s,2s", cacheMaxBytesPerTenant: Int? = nil
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
             self.retryBaseMilliseconds = retryBaseMilliseconds
             self.allowPrivateNetworks = allowPrivateNetworks
             self.webhookRetrySchedule = webhookRetrySchedule
+            self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
         }
     }
 
@@ -71,6 +74,7 @@ public final class FerrydServer: Sendable {
         environment["FERRY_RETRY_BASE_MS"] = String(options.retryBaseMilliseconds)
         environment["FERRY_ALLOW_PRIVATE_NETWORKS"] = options.allowPrivateNetworks ? "true" : "false"
         environment["FERRY_WEBHOOK_RETRY_SCHEDULE"] = options.webhookRetrySchedule
+        if let bytes = options.cacheMaxBytesPerTenant { environment["FERRY_CACHE_MAX_BYTES_PER_TENANT"] = String(bytes) }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
