@@ -32,7 +32,7 @@ struct SessionCookieRoutes {
             case hostOnly = "host_only"
         }
 
-        init(_ cookie: Cookie) {
+        init(_ cookie: URLLoading.Cookie) {
             name = cookie.name
             value = cookie.value
             domain = cookie.domain

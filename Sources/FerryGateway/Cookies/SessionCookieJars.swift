@@ -30,9 +30,11 @@ public final class SessionCookieJars: EngineSessionOutfitter {
 
     public func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner) {
         guard let session = owner.sessionID else { return }
-        configuration.httpCookieStorage = owner.isEphemeral
-            ? ephemeral.value(for: session) { InMemoryCookieStorage() }
-            : persistent.value(for: session) { PersistentJar(jar: SessionCookieJar()) }.jar
+        if owner.isEphemeral {
+            configuration.httpCookieStorage = ephemeral.value(for: session) { InMemoryCookieStorage() }
+        } else {
+            configuration.httpCookieStorage = persistent.value(for: session) { PersistentJar(jar: SessionCookieJar()) }.jar
+        }
         configuration.httpShouldSetCookies = true
     }
 
