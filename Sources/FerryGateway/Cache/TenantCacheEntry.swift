@@ -49,7 +49,7 @@ struct TenantCacheEntry: Sendable, Equatable {
     init(key: String, bodyFile: String, storing cached: CachedResponse, at now: Date) {
         let response = cached.response
         self.init(
-            key: key, bodyFile: bodyFile, cost: Self.cost(of: cached), storedAt: now, lastUsedAt: now,
+            key: key, bodyFile: bodyFile, cost: cached.cost, storedAt: now, lastUsedAt: now,
             head: Head(
                 url: response.url.absoluteString, statusCode: response.statusCode, headers: response.headers,
                 httpVersion: response.httpVersion, expectedContentLength: response.expectedContentLength, userInfo: cached.userInfo,
@@ -65,10 +65,5 @@ struct TenantCacheEntry: Sendable, Equatable {
         return CachedResponse(
             response: response, data: body, userInfo: head.userInfo, storagePolicy: .allowed, requestDate: head.requestDate,
             responseDate: head.responseDate, varyingRequestHeaders: head.varyingRequestHeaders)
-    }
-
-    /// The body plus a rough size of the head, as the engine's own caches count it.
-    static func cost(of cached: CachedResponse) -> Int {
-        cached.data.count + cached.response.headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-    }
+     }
 }

@@ -91,7 +91,7 @@ final class TenantResponseCache: ResponseCache {
         guard let key = ResponseCacheKey.key(for: request) else { return }
         // Only whole-disk entries: this cache has no memory tier for `allowedInMemoryOnly` ones, and an
         // entry over a tenth of the limit would push out too much (the engine's own caches' rule).
-        guard cachedResponse.storagePolicy == .allowed, TenantCacheEntry.cost(of: cachedResponse) <= diskCapacity / 10 else {
+        guard cachedResponse.storagePolicy == .allowed, cachedResponse.cost <= diskCapacity / 10 else {
             removeEntry(key)
             return
         }

@@ -7,17 +7,7 @@ import URLLoadingTestSupport
 /// ephemeral sessions caching in memory only (CA-24, SES-03).
 @Suite("Gateway cache", .timeLimit(.minutes(6)))
 struct GatewayCacheTests {
-    /// Runs a download job (with `extra` fields) and waits for its end; returns the job's view.
-    static func run(
-        _ client: GatewayClient, _ url: String, _ extra: [String: Any] = [:], sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> [String: Any] {
-        let job = extra.merging(["kind": "download", "request": ["url": url]]) { $1 }
-        let id = try await client.submit(job, sourceLocation: sourceLocation)
-        return try await client.waitForState(id, ["succeeded", "failed"], sourceLocation: sourceLocation)
-    }
-
     static func cache(_ job: [String: Any]) -> String? { (job["result"] as? [String: Any])?["cache"] as? String }
-    static func errorCode(_ job: [String: Any]) -> String? { (job["error"] as? [String: Any])?["code"] as? String }
 
     static func content(_ client: GatewayClient, _ job: [String: Any]) async throws -> String {
         try await client.get("/v1/jobs/\(job["id"] as? String ?? "")/content").text
@@ -31,15 +21,15 @@ struct GatewayCacheTests {
     func hitsAndRevalidations() async throws {
         try await GatewayFixture.with { fixture in
             let (tenant, client) = try await fixture.tenant()
-            let first = try await Self.run(client, fixture.origin.url("/cache/max-age/3600"))
+            let first = try await client.download(fixture.origin.url("/cache/max-age/3600"))
             #expect(Self.cache(first) == "miss", "\(first)")
-            let second = try await Self.run(client, fixture.origin.url("/cache/max-age/3600"))
+            let second = try await client.download(fixture.origin.url("/cache/max-age/3600"))
             #expect(Self.cache(second) == "hit", "\(second)")
             #expect(try await Self.content(client, second) == "response 1", "the stored body")
             #expect(Self.originRequests(fixture, "/cache/max-age/3600").count == 1, "the hit asked nothing of the origin")
 
-            _ = try await Self.run(client, fixture.origin.url("/cache/no-cache"))
-            let revalidated = try await Self.run(client, fixture.origin.url("/cache/no-cache"))
+            _ = try await client.download(fixture.origin.url("/cache/no-cache"))
+            let revalidated = try await client.download(fixture.origin.url("/cache/no-cache"))
             #expect(Self.cache(revalidated) == "revalidated", "\(revalidated)")
             #expect(try await Self.content(client, revalidated) == "response 1")
             let asked = Self.originRequests(fixture, "/cache/no-cache")
@@ -58,36 +48,36 @@ struct GatewayCacheTests {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let url = fixture.origin.url("/cache/max-age/0")
-            #expect(Self.cache(try await Self.run(client, url)) == "miss")
+            #expect(Self.cache(try await client.download(url)) == "miss")
 
-            let reload = try await Self.run(client, url, ["cache_policy": "reload_ignoring_cache"])
+            let reload = try await client.download(url, ["cache_policy": "reload_ignoring_cache"])
             #expect(Self.cache(reload) == "miss")
             #expect(try await Self.content(client, reload) == "response 2", "reload went to the origin (CA-06)")
 
             // max-age=0: stale at once, yet served whatever its age (CA-07).
-            let elseLoad = try await Self.run(client, url, ["cache_policy": "return_cache_else_load"])
+            let elseLoad = try await client.download(url, ["cache_policy": "return_cache_else_load"])
             #expect(Self.cache(elseLoad) == "hit", "\(elseLoad)")
             #expect(try await Self.content(client, elseLoad) == "response 2")
-            let offline = try await Self.run(client, url, ["cache_policy": "return_cache_dont_load"])
+            let offline = try await client.download(url, ["cache_policy": "return_cache_dont_load"])
             #expect(Self.cache(offline) == "hit", "\(offline)")
             #expect(Self.originRequests(fixture, "/cache/max-age/0").count == 2)
 
-            let missing = try await Self.run(client, fixture.origin.url("/cache/max-age/60?never=stored"), ["cache_policy": "return_cache_dont_load"])
+            let missing = try await client.download(fixture.origin.url("/cache/max-age/60?never=stored"), ["cache_policy": "return_cache_dont_load"])
             #expect(missing["state"] as? String == "failed")
-            #expect(Self.errorCode(missing) == "not_in_cache", "\(missing)")
+            #expect(GatewayClient.errorCode(missing) == "not_in_cache", "\(missing)")
             #expect(missing["attempt"] as? Int == 1, "not retried: waiting will not fill the cache")
             #expect(Self.originRequests(fixture, "/cache/max-age/60").isEmpty, "nothing was sent (CA-08)")
 
-            let else2 = try await Self.run(client, fixture.origin.url("/cache/max-age/60?else=load"), ["cache_policy": "return_cache_else_load"])
+            let else2 = try await client.download(fixture.origin.url("/cache/max-age/60?else=load"), ["cache_policy": "return_cache_else_load"])
             #expect(Self.cache(else2) == "miss", "nothing stored: loaded from the origin")
 
             let offlineSession = try await client.post("/v1/sessions", json: ["configuration": ["cache_policy": "return_cache_dont_load"]])
             #expect(offlineSession.status == 201)
             #expect((offlineSession["configuration"] as? [String: Any])?["cache_policy"] as? String == "return_cache_dont_load")
             let session = try #require(offlineSession["id"] as? String)
-            let inherited = try await Self.run(client, fixture.origin.url("/cache/max-age/60?session=default"), ["session": session])
-            #expect(Self.errorCode(inherited) == "not_in_cache", "\(inherited)")
-            let overridden = try await Self.run(client, fixture.origin.url("/cache/max-age/60?session=default"), ["session": session, "cache_policy": "use_protocol"])
+            let inherited = try await client.download(fixture.origin.url("/cache/max-age/60?session=default"), ["session": session])
+            #expect(GatewayClient.errorCode(inherited) == "not_in_cache", "\(inherited)")
+            let overridden = try await client.download(fixture.origin.url("/cache/max-age/60?session=default"), ["session": session, "cache_policy": "use_protocol"])
             #expect(Self.cache(overridden) == "miss", "the job's own policy wins: \(overridden)")
 
             let bad = try await client.post("/v1/jobs", json: ["kind": "download", "request": ["url": url], "cache_policy": "sometimes"])
@@ -105,11 +95,11 @@ struct GatewayCacheTests {
             let (_, alice) = try await fixture.tenant()
             let (_, bob) = try await fixture.tenant()
             let url = fixture.origin.url("/cache/max-age/3600?shared=maybe")
-            #expect(Self.cache(try await Self.run(alice, url)) == "miss")
-            #expect(Self.cache(try await Self.run(alice, url)) == "hit")
-            let offline = try await Self.run(bob, url, ["cache_policy": "return_cache_dont_load"])
-            #expect(Self.errorCode(offline) == "not_in_cache", "\(offline)")
-            let bobs = try await Self.run(bob, url)
+            #expect(Self.cache(try await alice.download(url)) == "miss")
+            #expect(Self.cache(try await alice.download(url)) == "hit")
+            let offline = try await bob.download(url, ["cache_policy": "return_cache_dont_load"])
+            #expect(GatewayClient.errorCode(offline) == "not_in_cache", "\(offline)")
+            let bobs = try await bob.download(url)
             #expect(Self.cache(bobs) == "miss")
             #expect(try await Self.content(bob, bobs) == "response 2", "bob's own response, not alice's")
             #expect(Self.originRequests(fixture, "/cache/max-age/3600").count == 2)
@@ -123,29 +113,29 @@ struct GatewayCacheTests {
             let (alice, aliceClient) = try await fixture.tenant()
             let (bob, bobClient) = try await fixture.tenant()
             let bobsURL = fixture.origin.url("/cache/max-age/3600?owner=bob")
-            #expect(Self.cache(try await Self.run(bobClient, bobsURL)) == "miss")
+            #expect(Self.cache(try await bobClient.download(bobsURL)) == "miss")
             let oldest = fixture.origin.url("/cache/max-age/3600?n=0")
-            #expect(Self.cache(try await Self.run(aliceClient, oldest)) == "miss")
+            #expect(Self.cache(try await aliceClient.download(oldest)) == "miss")
             let cost = Int(await DatabaseQuery.text("SELECT max(cost) FROM cache_entries WHERE tenant_id = '\(alice)'", fixture.database) ?? "") ?? 0
             #expect(cost > 0 && cost <= limit / 10, "an entry costs \(cost)")
 
             // Enough newer entries to push the first one out.
             let count = limit / max(cost, 1) + 2
             for n in 1...count {
-                _ = try await Self.run(aliceClient, fixture.origin.url("/cache/max-age/3600?n=\(n)"))
+                _ = try await aliceClient.download(fixture.origin.url("/cache/max-age/3600?n=\(n)"))
             }
             let used = Int(await DatabaseQuery.text("SELECT sum(cost) FROM cache_entries WHERE tenant_id = '\(alice)'", fixture.database) ?? "") ?? -1
             #expect(used > 0 && used <= limit, "alice's entries take \(used) bytes of \(limit)")
-            let evicted = try await Self.run(aliceClient, oldest, ["cache_policy": "return_cache_dont_load"])
-            #expect(Self.errorCode(evicted) == "not_in_cache", "the least recently used entry went: \(evicted)")
-            let newest = try await Self.run(aliceClient, fixture.origin.url("/cache/max-age/3600?n=\(count)"), ["cache_policy": "return_cache_dont_load"])
+            let evicted = try await aliceClient.download(oldest, ["cache_policy": "return_cache_dont_load"])
+            #expect(GatewayClient.errorCode(evicted) == "not_in_cache", "the least recently used entry went: \(evicted)")
+            let newest = try await aliceClient.download(fixture.origin.url("/cache/max-age/3600?n=\(count)"), ["cache_policy": "return_cache_dont_load"])
             #expect(Self.cache(newest) == "hit", "\(newest)")
 
             let rows = Int(await DatabaseQuery.text("SELECT count(*) FROM cache_entries WHERE tenant_id = '\(alice)'", fixture.database) ?? "") ?? -1
             let files = ((try? FileManager.default.contentsOfDirectory(atPath: "\(fixture.dataDirectory)/cache/\(alice)")) ?? []).filter { $0.hasSuffix(".body") }
             #expect(files.count == rows, "evicted entries' bodies are deleted")
 
-            let bobs = try await Self.run(bobClient, bobsURL, ["cache_policy": "return_cache_dont_load"])
+            let bobs = try await bobClient.download(bobsURL, ["cache_policy": "return_cache_dont_load"])
             #expect(Self.cache(bobs) == "hit", "alice's use did not evict bob's entry: \(bobs)")
             #expect(await DatabaseQuery.text("SELECT count(*) FROM cache_entries WHERE tenant_id = '\(bob)'", fixture.database) == "1")
         }
@@ -157,12 +147,12 @@ struct GatewayCacheTests {
             let (tenant, client) = try await fixture.tenant()
             let session = try #require(try await client.post("/v1/sessions", json: ["kind": "ephemeral"])["id"] as? String)
             let url = fixture.origin.url("/cache/max-age/3600?private=1")
-            #expect(Self.cache(try await Self.run(client, url, ["session": session])) == "miss")
-            #expect(Self.cache(try await Self.run(client, url, ["session": session])) == "hit")
+            #expect(Self.cache(try await client.download(url, ["session": session])) == "miss")
+            #expect(Self.cache(try await client.download(url, ["session": session])) == "hit")
             #expect(await DatabaseQuery.text("SELECT count(*) FROM cache_entries", fixture.database) == "0")
             #expect(!FileManager.default.fileExists(atPath: "\(fixture.dataDirectory)/cache/\(tenant)"))
-            let outside = try await Self.run(client, url, ["cache_policy": "return_cache_dont_load"])
-            #expect(Self.errorCode(outside) == "not_in_cache", "the session's entries are its own: \(outside)")
+            let outside = try await client.download(url, ["cache_policy": "return_cache_dont_load"])
+            #expect(GatewayClient.errorCode(outside) == "not_in_cache", "the session's entries are its own: \(outside)")
         }
     }
 }

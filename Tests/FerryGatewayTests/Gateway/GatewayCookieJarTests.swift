@@ -7,28 +7,16 @@ import URLLoadingTestSupport
 /// ephemeral ones (SES-03), inspected and emptied through the API (CK-08).
 @Suite("Gateway cookie jars", .timeLimit(.minutes(6)))
 struct GatewayCookieJarTests {
-    /// Runs a download job and waits for its end; returns the job's view.
-    static func run(
-        _ client: GatewayClient, _ url: String, session: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> [String: Any] {
-        var job: [String: Any] = ["kind": "download", "request": ["url": url]]
-        if let session { job["session"] = session }
-        let id = try await client.submit(job, sourceLocation: sourceLocation)
-        return try await client.waitForState(id, ["succeeded", "failed"], sourceLocation: sourceLocation)
-    }
-
-    static func errorCode(_ job: [String: Any]) -> String? { (job["error"] as? [String: Any])?["code"] as? String }
-
     @Test("a login cookie one job is given is sent by the session's next job, on another ferryd too, and shown and cleared through the API (CK-02, CK-03, CK-08, CK-09)")
     func sharedAcrossJobsAndProcesses() async throws {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let session = try #require(try await client.post("/v1/sessions", json: [:])["id"] as? String)
-            let login = try await Self.run(client, fixture.origin.url("/cookies/login/set?sid=s3cret-token"), session: session)
+            let login = try await client.download(fixture.origin.url("/cookies/login/set?sid=s3cret-token"), ["session": session])
             #expect(login["state"] as? String == "succeeded", "\(login)")
             let loginHeaders = (login["response"] as? [String: Any])?["headers"] as? [String: Any]
             #expect(loginHeaders?["set-cookie"] as? String == "<redacted>", "the job view redacts Set-Cookie")
-            let page = try await Self.run(client, fixture.origin.url("/cookies/app/require?name=sid"), session: session)
+            let page = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": session])
             #expect(page["state"] as? String == "succeeded", "the second job sent the cookie: \(page)")
             #expect(fixture.origin.requests.last { $0.path == "/cookies/app/require" }?.header("Cookie") == "sid=s3cret-token")
 
@@ -39,7 +27,7 @@ struct GatewayCookieJarTests {
             let second = try await fixture.startAnother(name: "second")
             _ = try await fixture.server.terminate()
             let client2 = client.with(baseURL: second.baseURL)
-            let elsewhere = try await Self.run(client2, fixture.origin.url("/cookies/other/require?name=sid"), session: session)
+            let elsewhere = try await client2.download(fixture.origin.url("/cookies/other/require?name=sid"), ["session": session])
             #expect(elsewhere["state"] as? String == "succeeded", "the other ferryd sent the session's cookie: \(elsewhere)")
             #expect(!second.log.contains("s3cret-token"), "cookie values are never logged")
 
@@ -55,8 +43,8 @@ struct GatewayCookieJarTests {
 
             #expect(try await client2.delete("/v1/sessions/\(session)/cookies").status == 204)
             #expect(((try await client2.get("/v1/sessions/\(session)/cookies"))["cookies"] as? [Any])?.isEmpty == true)
-            let loggedOut = try await Self.run(client2, fixture.origin.url("/cookies/app/require?name=sid"), session: session)
-            #expect(Self.errorCode(loggedOut) == "http_error", "an emptied jar sends nothing: \(loggedOut)")
+            let loggedOut = try await client2.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": session])
+            #expect(GatewayClient.errorCode(loggedOut) == "http_error", "an emptied jar sends nothing: \(loggedOut)")
             _ = try await second.terminate()
         }
     }
@@ -66,12 +54,12 @@ struct GatewayCookieJarTests {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let session = try #require(try await client.post("/v1/sessions", json: ["kind": "background"])["id"] as? String)
-            _ = try await Self.run(client, fixture.origin.url("/cookies/a/set?sid=1&theme=dark"), session: session)
+            _ = try await client.download(fixture.origin.url("/cookies/a/set?sid=1&theme=dark"), ["session": session])
             #expect(await DatabaseQuery.text("SELECT string_agg(name, ',' ORDER BY name) FROM session_cookies WHERE session_id = '\(session)'", fixture.database) == "sid,theme")
-            _ = try await Self.run(client, fixture.origin.url("/cookies/a/expire?name=sid"), session: session)
+            _ = try await client.download(fixture.origin.url("/cookies/a/expire?name=sid"), ["session": session])
             #expect(await DatabaseQuery.text("SELECT string_agg(name, ',' ORDER BY name) FROM session_cookies WHERE session_id = '\(session)'", fixture.database) == "theme")
-            let page = try await Self.run(client, fixture.origin.url("/cookies/a/require?name=sid"), session: session)
-            #expect(Self.errorCode(page) == "http_error")
+            let page = try await client.download(fixture.origin.url("/cookies/a/require?name=sid"), ["session": session])
+            #expect(GatewayClient.errorCode(page) == "http_error")
         }
     }
 
@@ -81,14 +69,14 @@ struct GatewayCookieJarTests {
             let (_, client) = try await fixture.tenant()
             let first = try #require(try await client.post("/v1/sessions", json: [:])["id"] as? String)
             let second = try #require(try await client.post("/v1/sessions", json: [:])["id"] as? String)
-            _ = try await Self.run(client, fixture.origin.url("/cookies/login/set?sid=first-only"), session: first)
-            let other = try await Self.run(client, fixture.origin.url("/cookies/app/require?name=sid"), session: second)
-            #expect(Self.errorCode(other) == "http_error", "\(other)")
+            _ = try await client.download(fixture.origin.url("/cookies/login/set?sid=first-only"), ["session": first])
+            let other = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": second])
+            #expect(GatewayClient.errorCode(other) == "http_error", "\(other)")
 
             // Without a session: no jar at all, so even the job's own login is forgotten.
-            _ = try await Self.run(client, fixture.origin.url("/cookies/login/set?sid=nobody"))
-            let sessionless = try await Self.run(client, fixture.origin.url("/cookies/app/require?name=sid"))
-            #expect(Self.errorCode(sessionless) == "http_error", "\(sessionless)")
+            _ = try await client.download(fixture.origin.url("/cookies/login/set?sid=nobody"))
+            let sessionless = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"))
+            #expect(GatewayClient.errorCode(sessionless) == "http_error", "\(sessionless)")
             #expect(await DatabaseQuery.text("SELECT count(*) FROM session_cookies", fixture.database) == "1")
         }
     }
@@ -98,8 +86,8 @@ struct GatewayCookieJarTests {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let session = try #require(try await client.post("/v1/sessions", json: ["kind": "ephemeral"])["id"] as? String)
-            _ = try await Self.run(client, fixture.origin.url("/cookies/login/set?sid=in-memory"), session: session)
-            let page = try await Self.run(client, fixture.origin.url("/cookies/app/require?name=sid"), session: session)
+            _ = try await client.download(fixture.origin.url("/cookies/login/set?sid=in-memory"), ["session": session])
+            let page = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": session])
             #expect(page["state"] as? String == "succeeded", "\(page)")
             #expect(await DatabaseQuery.text("SELECT count(*) FROM session_cookies", fixture.database) == "0")
             let listed = try await client.get("/v1/sessions/\(session)/cookies")
@@ -114,7 +102,7 @@ struct GatewayCookieJarTests {
             let (_, alice) = try await fixture.tenant()
             let (_, bob) = try await fixture.tenant()
             let session = try #require(try await alice.post("/v1/sessions", json: [:])["id"] as? String)
-            _ = try await Self.run(alice, fixture.origin.url("/cookies/login/set?sid=alice"), session: session)
+            _ = try await alice.download(fixture.origin.url("/cookies/login/set?sid=alice"), ["session": session])
             let peek = try await bob.get("/v1/sessions/\(session)/cookies")
             #expect(peek.status == 404)
             #expect(!peek.text.contains("alice"))
