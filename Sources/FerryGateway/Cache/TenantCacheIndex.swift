@@ -65,6 +65,8 @@ struct TenantCacheIndex: Sendable {
                     unused.append(bodyFile)
                 }
             }
+            // Only a new entry can take the tenant past its limit; uses and removals cannot.
+            guard pending.values.contains(where: { if case .store = $0 { true } else { false } }) else { return unused }
             let evicted = try await connection.query(
                 """
                 DELETE FROM cache_entries c USING (
