@@ -99,6 +99,13 @@ struct JobRunner: Sendable {
         let session: Session
         do {
             try await engine.prepare(for: sessionOwner)
+        } catch {
+            // Without it the job would run with a stale jar (no login cookie): better later than wrong.
+            throw AttemptFailure(
+                "storage_unavailable", "the session's cookie jar or the tenant's cache index could not be read: \(error)",
+                retry: .gatewayStorage)
+        }
+        do {
             session = try engine.session(for: JobEngine.Key(
                 owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0)))
         } catch {
