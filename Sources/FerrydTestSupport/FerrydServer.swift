@@ -18,10 +18,13 @@ public final class FerrydServer: Sendable {
         /// `FERRY_VAULT_KEY`, newest first. By default one key for the whole test process, so that
         /// several ferryd on one test database open each other's credentials, as in production.
         public var vaultKeys: [String]
+        /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`; nil: ferryd's default.
+        public var cacheMaxBytesPerTenant: Int?
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
-            webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey]
+            webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey],
+            cacheMaxBytesPerTenant: Int? = nil
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
@@ -29,6 +32,7 @@ public final class FerrydServer: Sendable {
             self.allowPrivateNetworks = allowPrivateNetworks
             self.webhookRetrySchedule = webhookRetrySchedule
             self.vaultKeys = vaultKeys
+            self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
         }
     }
 
@@ -80,6 +84,7 @@ public final class FerrydServer: Sendable {
         environment["FERRY_ALLOW_PRIVATE_NETWORKS"] = options.allowPrivateNetworks ? "true" : "false"
         environment["FERRY_WEBHOOK_RETRY_SCHEDULE"] = options.webhookRetrySchedule
         environment["FERRY_VAULT_KEY"] = options.vaultKeys.joined(separator: ",")
+        if let bytes = options.cacheMaxBytesPerTenant { environment["FERRY_CACHE_MAX_BYTES_PER_TENANT"] = String(bytes) }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

@@ -9,6 +9,8 @@ import NIOHTTP1
 /// - `.../expire?name=N`: `Set-Cookie: N=; Max-Age=0; Path=/`.
 /// - `.../redirect?to=URL&...`: 302 to URL, setting the other parameters as `/set` does.
 /// - `.../show`: the request's `Cookie` header as the body (empty without one).
+/// - `.../require?name=N`: a page behind a login: 200 with the cookie's value in the body when the
+///   request sends cookie N, else 401.
 enum CookieRoutes {
     @Sendable
     static func serve(_ request: OriginRequest, _ response: OriginResponder) async throws {
@@ -40,6 +42,18 @@ enum CookieRoutes {
             return
         case "show":
             try await response.send(.ok, text: request.header("Cookie") ?? "")
+            return
+        case "require":
+            guard let name = request.query["name"] else {
+                try await response.send(.badRequest, text: "missing name parameter")
+                return
+            }
+            let sent = (request.header("Cookie") ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            if let pair = sent.first(where: { $0.hasPrefix(name + "=") }) {
+                try await response.send(.ok, text: "welcome, \(pair.dropFirst(name.count + 1))")
+            } else {
+                try await response.send(.unauthorized, text: "log in first: no \(name) cookie")
+            }
             return
         default:
             try await InfoRoutes.notFound(request, response)

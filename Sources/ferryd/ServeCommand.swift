@@ -61,13 +61,19 @@ struct ServeCommand: AsyncParsableCommand {
         let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
         // Made here, run as a service in runServices: the engine's outfitters read through it.
         let client = Self.makeClient(database: gatewayDatabase, configuration: configuration, logger: logger)
+        let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
         let engine = JobEngine(
             allowPrivateNetworks: configuration.allowPrivateNetworks,
-            outfitters: [VaultOutfitter(store: CredentialStore(client: client, keyring: vault, logger: logger), logger: logger)])
+            outfitters: [
+                VaultOutfitter(store: CredentialStore(client: client, keyring: vault, logger: logger), logger: logger),
+                SessionCookieJars(store: SessionCookieStore(client: client, logger: logger)),
+                TenantResponseCaches(
+                    client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger),
+            ])
         do {
             let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
             for line in report.lines { logger.info("\(line)") }
-            try await runServices(configuration: configuration, client: client, engine: engine, vault: vault, logger: logger)
+            try await runServices(configuration: configuration, client: client, files: files, engine: engine, vault: vault, logger: logger)
         } catch {
             engine.invalidateAll()
             try? await gatewayDatabase.stop()
@@ -79,9 +85,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func runServices(
-        configuration: GatewayConfiguration, client: PostgresClient, engine: JobEngine, vault: VaultKeyring, logger: Logger
+        configuration: GatewayConfiguration, client: PostgresClient, files: GatewayFiles, engine: JobEngine, vault: VaultKeyring,
+        logger: Logger
     ) async throws {
-        let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
         let metrics = GatewayMetrics()
         let workers = WorkerPool(
             client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,

@@ -1,4 +1,5 @@
 import Foundation
+import URLLoading
 
 /// The body of `POST /v1/jobs`, as clients write it, and its validation into a `JobSpecification`.
 ///
@@ -13,6 +14,13 @@ struct JobSubmission: Decodable {
     var redirects: RedirectsPart?
     var checksum: ChecksumPart?
     var callback: CallbackPart?
+    /// `use_protocol`, `reload_ignoring_cache`, `return_cache_else_load` or `return_cache_dont_load` (CA-05).
+    var cachePolicy: String?
+
+    enum CodingKeys: String, CodingKey {
+        case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
+        case cachePolicy = "cache_policy"
+    }
 
     struct RequestPart: Decodable {
         var url: String?
@@ -181,13 +189,17 @@ struct JobSubmission: Decodable {
             }
         }
 
+        if let cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {
+            problem("cache_policy", RequestCachePolicy.apiNameProblem)
+        }
+
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
             kind: kind,
             request: .init(url: url, method: method, headers: headers, body: body),
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
-                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL),
+                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -51,8 +51,9 @@ struct JobView: ResponseEncodable {
         var size: Int64
         var sha256: String
         var contentType: String?
+        var cache: String?
         enum CodingKeys: String, CodingKey {
-            case size, sha256
+            case size, sha256, cache
             case contentType = "content_type"
         }
     }
@@ -93,7 +94,7 @@ struct JobView: ResponseEncodable {
         request = RequestView(url: job.request.url, method: job.request.method, headers: Self.redacted(job.request.headers))
         progress = ProgressView(bytesDone: job.bytesDone, bytesExpected: job.bytesExpected, rate: job.bytesPerSecond)
         response = job.response.map { ResponseView(status: $0.status, headers: Self.redacted($0.headers), url: $0.url) }
-        result = job.result.map { ResultView(size: $0.size, sha256: $0.sha256, contentType: $0.contentType) }
+        result = job.result.map { ResultView(size: $0.size, sha256: $0.sha256, contentType: $0.contentType, cache: $0.cache) }
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }
     }
 

@@ -1913,6 +1913,90 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/sessions/{id}/cookies": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/SessionID"
+        }
+      ],
+      "get": {
+        "operationId": "listSessionCookies",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "The session's cookie jar",
+        "description": "The cookies the session's jobs were given and send back (values included: the jar is the caller's own). A default or background session's jar is kept in the database, so each job of the session, on any ferryd, sends the cookies earlier jobs were given. Jobs outside a session keep no cookies.",
+        "responses": {
+          "200": {
+            "description": "The session's unexpired cookies, oldest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CookieList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "The session is ephemeral (`session_ephemeral`): its cookies live only in the memory of the ferryd running its jobs.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "clearSessionCookies",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Empty the session's cookie jar",
+        "description": "The session's next jobs start without cookies (a job running now may still store some).",
+        "responses": {
+          "204": {
+            "description": "The jar is empty."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "The session is ephemeral (`session_ephemeral`): its cookies live only in the memory of the ferryd running its jobs.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2000,7 +2084,7 @@ enum OpenAPIDocument {
         "name": "Range",
         "in": "header",
         "required": false,
-        "description": "One byte range (RFC 9110 \u00a714.2), e.g. `bytes=1000-` or `bytes=-500`.",
+        "description": "One byte range (RFC 9110 §14.2), e.g. `bytes=1000-` or `bytes=-500`.",
         "schema": {
           "type": "string"
         }
@@ -2395,6 +2479,15 @@ enum OpenAPIDocument {
               },
               "content_type": {
                 "type": "string"
+              },
+              "cache": {
+                "type": "string",
+                "enum": [
+                  "hit",
+                  "revalidated",
+                  "miss"
+                ],
+                "description": "What the cache did: `hit` served from the cache without asking the origin, `revalidated` the origin confirmed the stored entry (304), `miss` the origin sent the response. Absent when no cache took part (not an http or https URL)."
               }
             }
           },
@@ -2639,6 +2732,10 @@ enum OpenAPIDocument {
                 "description": "http or https."
               }
             }
+          },
+          "cache_policy": {
+            "$ref": "#/components/schemas/CachePolicy",
+            "description": "Default: the session's cache_policy, else use_protocol."
           }
         }
       },
@@ -2992,6 +3089,9 @@ enum OpenAPIDocument {
           },
           "additional_headers": {
             "$ref": "#/components/schemas/HeaderMap"
+          },
+          "cache_policy": {
+            "$ref": "#/components/schemas/CachePolicy"
           }
         }
       },
@@ -3062,6 +3162,10 @@ enum OpenAPIDocument {
                 "additionalProperties": {
                   "type": "string"
                 }
+              },
+              "cache_policy": {
+                "$ref": "#/components/schemas/CachePolicy",
+                "description": "The default of the session's jobs."
               }
             }
           }
@@ -3607,6 +3711,82 @@ enum OpenAPIDocument {
           "next_cursor": {
             "type": "string",
             "description": "Absent on the last page."
+          }
+        }
+      },
+      "CachePolicy": {
+        "type": "string",
+        "enum": [
+          "use_protocol",
+          "reload_ignoring_cache",
+          "return_cache_else_load",
+          "return_cache_dont_load"
+        ],
+        "description": "How a job uses its tenant's HTTP cache (a private cache, RFC 9111). `use_protocol` (the default): a fresh entry is served, a stale one revalidated with a conditional request, anything else fetched. `reload_ignoring_cache`: always from the origin (the response may still be stored). `return_cache_else_load`: any entry, however old, else from the origin. `return_cache_dont_load`: only an entry; without one the job fails with `not_in_cache`. Only http and https GETs are cached. Jobs in an ephemeral session use a cache in memory only, their session's own."
+      },
+      "Cookie": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name",
+          "value",
+          "domain",
+          "path",
+          "secure",
+          "http_only",
+          "host_only"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "value": {
+            "type": "string",
+            "description": "A credential: shown to the session's own tenant, never logged."
+          },
+          "domain": {
+            "type": "string",
+            "description": "Lower case, without a leading dot."
+          },
+          "path": {
+            "type": "string"
+          },
+          "expires": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "Absent for a cookie that lasts as long as the session."
+          },
+          "secure": {
+            "type": "boolean"
+          },
+          "http_only": {
+            "type": "boolean"
+          },
+          "same_site": {
+            "type": "string",
+            "enum": [
+              "Strict",
+              "Lax",
+              "None"
+            ]
+          },
+          "host_only": {
+            "type": "boolean",
+            "description": "Set without a Domain attribute: sent back to exactly that host only."
+          }
+        }
+      },
+      "CookieList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "cookies"
+        ],
+        "properties": {
+          "cookies": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Cookie"
+            }
           }
         }
       }

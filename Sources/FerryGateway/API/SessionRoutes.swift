@@ -20,6 +20,7 @@ struct SessionRoutes {
             var tls: TLS?
             /// Credentials in it are shown as `<redacted>`.
             var proxy: String?
+            var cachePolicy: String?
 
             struct Timeouts: Codable { var idle: Double }
             struct TLS: Codable {
@@ -32,6 +33,7 @@ struct SessionRoutes {
                 case maxConnectionsPerHost = "max_connections_per_host"
                 case additionalHeaders = "additional_headers"
                 case tls, proxy
+                case cachePolicy = "cache_policy"
             }
         }
 
@@ -50,7 +52,7 @@ struct SessionRoutes {
                 timeouts: settings.idleTimeout.map { .init(idle: $0) }, maxConnectionsPerHost: settings.maxConnectionsPerHost,
                 additionalHeaders: JobView.redacted(settings.additionalHeaders),
                 tls: settings.tlsMinimum == nil && settings.tlsMaximum == nil ? nil : .init(minimum: settings.tlsMinimum, maximum: settings.tlsMaximum),
-                proxy: settings.proxy.map(Self.redactedProxy))
+                proxy: settings.proxy.map(Self.redactedProxy), cachePolicy: settings.cachePolicy)
             createdAt = JobView.timestamp(record.createdAt)
             invalidatedAt = record.invalidatedAt.map(JobView.timestamp)
             invalidationMode = record.invalidationMode

@@ -12,12 +12,14 @@ struct SessionSubmission: Decodable {
         var additionalHeaders: [String: String]?
         var tls: TLSPart?
         var proxy: String?
+        var cachePolicy: String?
 
         enum CodingKeys: String, CodingKey {
             case timeouts
             case maxConnectionsPerHost = "max_connections_per_host"
             case additionalHeaders = "additional_headers"
             case tls, proxy
+            case cachePolicy = "cache_policy"
         }
     }
 
@@ -30,8 +32,8 @@ struct SessionSubmission: Decodable {
         var maximum: String?
     }
 
-    /// The seeds' three configurations. Ferry keeps no cookies, cache or credentials yet, so today
-    /// they differ only in name; `ephemeral` will keep nothing once those land.
+    /// The seeds' three configurations. `ephemeral` keeps its cookies and cached responses in the
+    /// memory of the ferryd running its jobs only, never in the database or on disk (SES-03).
     static let kinds = ["default", "ephemeral", "background"]
 
     func validated() throws(Problem) -> (kind: String, settings: SessionSettings) {
@@ -69,9 +71,13 @@ struct SessionSubmission: Decodable {
         if let proxy = configuration?.proxy, SessionConfiguration.Proxy(url: proxy) == nil {
             problem("configuration.proxy", "must be http://host:port or socks5h://host:port (credentials as user:password@)")
         }
+        if let cachePolicy = configuration?.cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {
+            problem("configuration.cache_policy", RequestCachePolicy.apiNameProblem)
+        }
         guard errors.isEmpty else { throw Problem.invalid(errors) }
         return (kind, SessionSettings(
             idleTimeout: configuration?.timeouts?.idle, maxConnectionsPerHost: configuration?.maxConnectionsPerHost,
-            additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy))
+            additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy,
+            cachePolicy: configuration?.cachePolicy))
     }
 }

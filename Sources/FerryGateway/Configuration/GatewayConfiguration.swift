@@ -45,6 +45,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var webhookRetrySchedule: WebhookRetrySchedule
     /// `FERRY_VAULT_KEY` or `FERRY_VAULT_KEY_FILE`: the keys credentials are sealed with (see `VaultKeySource`).
     public var vaultKeySource: VaultKeySource
+    /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`: the most bytes each tenant's HTTP cache keeps on disk (the
+    /// least recently used entries go first); one entry may take a tenth. 0 turns caching off.
+    public var cacheMaxBytesPerTenant: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -59,7 +62,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         leaseSeconds: Int = GatewayConfiguration.defaultLeaseSeconds,
         retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds,
         webhookRetrySchedule: WebhookRetrySchedule = .standard,
-        vaultKeySource: VaultKeySource? = nil
+        vaultKeySource: VaultKeySource? = nil,
+        cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant
     ) {
         self.port = port
         self.host = host
@@ -73,6 +77,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.retryBaseMilliseconds = retryBaseMilliseconds
         self.webhookRetrySchedule = webhookRetrySchedule
         self.vaultKeySource = vaultKeySource ?? .defaultFile(dataDirectory: dataDirectory)
+        self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -130,6 +135,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         if vaultKeys != nil, vaultKeyFile != nil {
             problems.append("FERRY_VAULT_KEY and FERRY_VAULT_KEY_FILE are both set: give the vault keys one way")
         }
+        let cacheMaxBytes = setting(nil, "", "FERRY_CACHE_MAX_BYTES_PER_TENANT") { try $0.integer(in: 0...(1 << 50)) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -147,7 +153,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             leaseSeconds: leaseSeconds ?? Self.defaultLeaseSeconds,
             retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds,
             webhookRetrySchedule: webhookRetrySchedule ?? .standard,
-            vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file)
+            vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file),
+            cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant
         )
     }
 
@@ -163,6 +170,6 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             }
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
-            + "webhook retries after \(webhookRetrySchedule), \(vault)"
+            + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant"
     }
 }

@@ -15,12 +15,17 @@ public protocol EngineSessionOutfitter: Sendable {
     /// settings): when the name changes, the owner's next jobs get a new engine session. Empty when
     /// the outfitter fixes nothing.
     func fixedOutfit(for owner: EngineSessionOwner) -> String
+    /// Called after each job's transfer in the owner's session, before the job's end is recorded:
+    /// writes what the transfer changed (cookies set, responses cached), so the next job, on any
+    /// ferryd, finds it.
+    func settle(for owner: EngineSessionOwner) async throws
 }
 
 extension EngineSessionOutfitter {
     public func prepare(for owner: EngineSessionOwner) async throws {}
     public func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? { nil }
     public func fixedOutfit(for owner: EngineSessionOwner) -> String { "" }
+    public func settle(for owner: EngineSessionOwner) async throws {}
 }
 
 /// Why a job's 401 was not answered successfully, as the job's error code and message.

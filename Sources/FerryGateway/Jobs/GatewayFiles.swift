@@ -7,6 +7,7 @@ import Foundation
 /// <data>/files/<tenant>/<job>          a succeeded job's content
 /// <data>/files/<tenant>/*.tmp          downloads in progress and partial files of paused jobs
 /// <data>/blobs/<tenant>/<blob>         bodies uploaded with PUT /v1/blobs
+/// <data>/cache/<tenant>/<entry>.body  bodies of the tenant's HTTP cache (index: cache_entries)
 /// ```
 public struct GatewayFiles: Sendable {
     public let dataDirectory: String

@@ -46,6 +46,20 @@ public final class JobEngine: Sendable {
         return nil
     }
 
+    /// Writes what a job changed in the owner's storages (see `EngineSessionOutfitter.settle`). Every
+    /// outfitter gets its turn even when an earlier one fails; the first failure is thrown.
+    func settle(for owner: EngineSessionOwner) async throws {
+        var firstFailure: (any Error)?
+        for outfitter in outfitters {
+            do {
+                try await outfitter.settle(for: owner)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
     func session(for key: Key) throws -> Session {
         var key = key
         key.outfits = outfitters.map { $0.fixedOutfit(for: key.owner) }

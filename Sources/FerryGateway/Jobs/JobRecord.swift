@@ -41,9 +41,19 @@ public struct JobRecord: Sendable, Equatable {
         public var size: Int64
         public var sha256: String
         public var contentType: String?
+        /// What the cache did: `hit`, `revalidated` or `miss` (`CacheStatus`); nil when no cache took part.
+        public var cache: String?
+
+        public init(file: String, size: Int64, sha256: String, contentType: String?, cache: String? = nil) {
+            self.file = file
+            self.size = size
+            self.sha256 = sha256
+            self.contentType = contentType
+            self.cache = cache
+        }
 
         enum CodingKeys: String, CodingKey {
-            case file, size, sha256
+            case file, size, sha256, cache
             case contentType = "content_type"
         }
     }

@@ -27,6 +27,7 @@ struct JobRunner: Sendable {
     let logger: Logger
 
     private var job: JobRecord { claim.job }
+    /// Whose engine session the job runs in, and so whose credentials, cookie jar and cache it uses.
     private var sessionOwner: EngineSessionOwner {
         EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
     }
@@ -46,6 +47,13 @@ struct JobRunner: Sendable {
         metrics.transferFinished(
             outcome: completion?.attemptOutcome ?? "lease_lost",
             bytes: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone)
+        do {
+            // Before the end is recorded: the session's next job, on any ferryd, must find the cookies
+            // this one was given and the responses it cached.
+            try await engine.settle(for: sessionOwner)
+        } catch {
+            logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
         guard let completion else { return }
         do {
             let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
@@ -83,10 +91,19 @@ struct JobRunner: Sendable {
         for header in job.request.headers { headers.add(name: header.name, value: header.value) }
         var request = TransferRequest(
             url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
+        // The job's policy, else its session's; validated on the way in (CA-05, SES-26).
+        request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
 
         let session: Session
         do {
             try await engine.prepare(for: sessionOwner)
+        } catch {
+            // Without it the job would run with a stale jar (no login cookie): better later than wrong.
+            throw AttemptFailure(
+                "storage_unavailable", "the session's cookie jar or the tenant's cache index could not be read: \(error)",
+                retry: .gatewayStorage)
+        }
+        do {
             session = try engine.session(for: JobEngine.Key(
                 owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0)))
         } catch {
@@ -187,7 +204,8 @@ struct JobRunner: Sendable {
         guard let destination = files.absolute(relative), rename(file.path, destination) == 0 else {
             return .failure(AttemptFailure("cannot_write_file", "cannot store the content: \(String(cString: strerror(errno)))"))
         }
-        return .success(JobRecord.StoredResult(file: relative, size: size, sha256: digest, contentType: response.mimeType))
+        return .success(JobRecord.StoredResult(
+            file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue))
     }
 
     /// The heartbeat loop: ticks often enough to react to shutdown and timeouts at once, talks to the
@@ -289,6 +307,10 @@ struct JobRunner: Sendable {
                 // The engine gave up on a space after its cap of rejected credentials (AU-20).
                 code = "authentication_failed"
                 message = "authentication failed: \(error.message)"
+            }
+            if error.code == .resourceUnavailable, task.originalRequest.cachePolicy == .returnCacheDataDontLoad {
+                code = "not_in_cache"
+                message = "cache_policy is return_cache_dont_load and no cached response matches the request"
             }
             return finished(AttemptFailure(code, message, retry: .transfer(error.code)), transfer: transfer, response: response, resumeData: resumeData)
         }

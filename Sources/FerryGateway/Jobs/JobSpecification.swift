@@ -78,6 +78,9 @@ public struct JobSpecification: Sendable, Equatable {
         public var sha256: String?
         /// Stored now, delivered by the webhooks work.
         public var callbackURL: String?
+        /// How the request uses the tenant's cache, as the API names it (`use_protocol`, ...); nil:
+        /// the session's, else `use_protocol` (CA-05).
+        public var cachePolicy: String?
 
         enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -86,6 +89,7 @@ public struct JobSpecification: Sendable, Equatable {
             case maxRedirects = "max_redirects"
             case sha256
             case callbackURL = "callback_url"
+            case cachePolicy = "cache_policy"
         }
     }
 

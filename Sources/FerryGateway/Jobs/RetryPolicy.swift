@@ -21,11 +21,16 @@ public struct RetryPolicy: Sendable, Equatable {
         case httpStatus(Int, retryAfter: String?)
         /// The transfer failed on the client side.
         case transfer(TransferError.Code)
+        /// The gateway's own storage (the database holding a session's cookie jar or the tenant's
+        /// cache index) could not be read before the transfer: it is usually back soon.
+        case gatewayStorage
     }
 
     /// 5xx, 429 and 408 are worth another try; other statuses will answer the same way again.
     public static func isRetryable(_ failure: AttemptFailure) -> Bool {
         switch failure {
+        case .gatewayStorage:
+            return true
         case .httpStatus(let status, _):
             return status == 408 || status == 429 || (500...599).contains(status)
         case .transfer(let code):

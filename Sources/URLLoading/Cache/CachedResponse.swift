@@ -34,8 +34,9 @@ public struct CachedResponse: Sendable, Equatable {
         self.varyingRequestHeaders = varyingRequestHeaders
     }
 
-    /// Bytes it takes in a cache: the body plus a rough size of the head.
-    var cost: Int {
+    /// Bytes it takes in a cache: the body plus a rough size of the head. Public so caches kept
+    /// elsewhere (the gateway's per-tenant one) count entries as the engine's own caches do.
+    public var cost: Int {
         data.count + response.headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
     }
 }
