@@ -13,9 +13,15 @@ public enum GatewayApplication {
         /// Job events for the Server-Sent Events routes; it must run as a service of the application
         /// for streams to follow live events.
         public var events: JobEventFeed
+        /// Seals the credentials of decision answers; without it, answers with a credential are refused.
+        public var decisionCredentials: DecisionCredentials?
 
-        public init(client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, events: JobEventFeed? = nil) {
+        public init(
+            client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, events: JobEventFeed? = nil,
+            decisionCredentials: DecisionCredentials? = nil
+        ) {
             self.client = client
+            self.decisionCredentials = decisionCredentials
             self.files = files
             self.metrics = metrics
             self.logger = logger
@@ -37,6 +43,9 @@ public enum GatewayApplication {
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: keys))
         let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
         jobRoutes.addTenantRoutes(to: v1)
+        DecisionRoutes(
+            jobs: jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(), recentJobs: jobRoutes.recentJobs
+        ).add(to: v1)
         BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
         SessionRoutes(sessions: SessionStore(client: dependencies.client, logger: logger)).add(to: v1)
         EventRoutes(store: JobEventStore(client: dependencies.client, logger: logger), feed: dependencies.events).add(to: v1)

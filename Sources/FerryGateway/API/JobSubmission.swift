@@ -13,6 +13,7 @@ struct JobSubmission: Decodable {
     var redirects: RedirectsPart?
     var checksum: ChecksumPart?
     var callback: CallbackPart?
+    var decisions: DecisionsPart?
 
     struct RequestPart: Decodable {
         var url: String?
@@ -181,13 +182,15 @@ struct JobSubmission: Decodable {
             }
         }
 
+        let decisions = self.decisions?.validated(field: "decisions", errors: &errors)
+
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
             kind: kind,
             request: .init(url: url, method: method, headers: headers, body: body),
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
-                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL),
+                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, decisions: decisions),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -20,6 +20,7 @@ struct SessionRoutes {
             var tls: TLS?
             /// Credentials in it are shown as `<redacted>`.
             var proxy: String?
+            var decisions: DecisionPolicy?
 
             struct Timeouts: Codable { var idle: Double }
             struct TLS: Codable {
@@ -31,7 +32,7 @@ struct SessionRoutes {
                 case timeouts
                 case maxConnectionsPerHost = "max_connections_per_host"
                 case additionalHeaders = "additional_headers"
-                case tls, proxy
+                case tls, proxy, decisions
             }
         }
 
@@ -50,7 +51,7 @@ struct SessionRoutes {
                 timeouts: settings.idleTimeout.map { .init(idle: $0) }, maxConnectionsPerHost: settings.maxConnectionsPerHost,
                 additionalHeaders: JobView.redacted(settings.additionalHeaders),
                 tls: settings.tlsMinimum == nil && settings.tlsMaximum == nil ? nil : .init(minimum: settings.tlsMinimum, maximum: settings.tlsMaximum),
-                proxy: settings.proxy.map(Self.redactedProxy))
+                proxy: settings.proxy.map(Self.redactedProxy), decisions: settings.decisions)
             createdAt = JobView.timestamp(record.createdAt)
             invalidatedAt = record.invalidatedAt.map(JobView.timestamp)
             invalidationMode = record.invalidationMode

@@ -12,12 +12,13 @@ struct SessionSubmission: Decodable {
         var additionalHeaders: [String: String]?
         var tls: TLSPart?
         var proxy: String?
+        var decisions: DecisionsPart?
 
         enum CodingKeys: String, CodingKey {
             case timeouts
             case maxConnectionsPerHost = "max_connections_per_host"
             case additionalHeaders = "additional_headers"
-            case tls, proxy
+            case tls, proxy, decisions
         }
     }
 
@@ -69,9 +70,10 @@ struct SessionSubmission: Decodable {
         if let proxy = configuration?.proxy, SessionConfiguration.Proxy(url: proxy) == nil {
             problem("configuration.proxy", "must be http://host:port or socks5h://host:port (credentials as user:password@)")
         }
+        let decisions = configuration?.decisions?.validated(field: "configuration.decisions", errors: &errors)
         guard errors.isEmpty else { throw Problem.invalid(errors) }
         return (kind, SessionSettings(
             idleTimeout: configuration?.timeouts?.idle, maxConnectionsPerHost: configuration?.maxConnectionsPerHost,
-            additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy))
+            additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy, decisions: decisions))
     }
 }

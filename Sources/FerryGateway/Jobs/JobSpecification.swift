@@ -78,6 +78,8 @@ public struct JobSpecification: Sendable, Equatable {
         public var sha256: String?
         /// Stored now, delivered by the webhooks work.
         public var callbackURL: String?
+        /// Which decisions the client makes; unset ones fall back to the job's session's.
+        public var decisions: DecisionPolicy?
 
         enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -86,6 +88,7 @@ public struct JobSpecification: Sendable, Equatable {
             case maxRedirects = "max_redirects"
             case sha256
             case callbackURL = "callback_url"
+            case decisions
         }
     }
 

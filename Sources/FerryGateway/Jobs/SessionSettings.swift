@@ -13,10 +13,12 @@ public struct SessionSettings: Sendable, Equatable, Codable {
     public var tlsMaximum: String?
     /// `http://[user:pass@]host:port` or `socks5h://...`; checked by the SSRF guard like any address.
     public var proxy: String?
+    /// The decisions its jobs leave to the client, unless a job says otherwise.
+    public var decisions: DecisionPolicy?
 
     public init(
         idleTimeout: Double? = nil, maxConnectionsPerHost: Int? = nil, additionalHeaders: [JobSpecification.Header] = [],
-        tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil
+        tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil, decisions: DecisionPolicy? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -24,6 +26,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         self.tlsMinimum = tlsMinimum
         self.tlsMaximum = tlsMaximum
         self.proxy = proxy
+        self.decisions = decisions
     }
 
     enum CodingKeys: String, CodingKey {
@@ -33,6 +36,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         case tlsMinimum = "tls_minimum"
         case tlsMaximum = "tls_maximum"
         case proxy
+        case decisions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +47,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         tlsMinimum = try container.decodeIfPresent(String.self, forKey: .tlsMinimum)
         tlsMaximum = try container.decodeIfPresent(String.self, forKey: .tlsMaximum)
         proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
+        decisions = try container.decodeIfPresent(DecisionPolicy.self, forKey: .decisions)
     }
 
     /// What engine sessions differ in: jobs whose settings give the same key share an engine session
