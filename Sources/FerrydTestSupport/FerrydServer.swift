@@ -1,3 +1,4 @@
+import FerryGateway
 import Foundation
 import Synchronization
 
@@ -14,18 +15,25 @@ public final class FerrydServer: Sendable {
         public var allowPrivateNetworks: Bool
         /// Webhook retries in seconds, not hours, so a test sees several attempts.
         public var webhookRetrySchedule: String
+        /// `FERRY_VAULT_KEY`, newest first. By default one key for the whole test process, so that
+        /// several ferryd on one test database open each other's credentials, as in production.
+        public var vaultKeys: [String]
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
-            webhookRetrySchedule: String = "1s,1s,2s"
+            webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey]
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
             self.retryBaseMilliseconds = retryBaseMilliseconds
             self.allowPrivateNetworks = allowPrivateNetworks
             self.webhookRetrySchedule = webhookRetrySchedule
+            self.vaultKeys = vaultKeys
         }
     }
+
+    /// The vault key every test ferryd gets unless a test gives its own.
+    public static let testVaultKey = VaultKey.generateText()
 
     public let baseURL: String
     public let dataDirectory: String
@@ -71,6 +79,7 @@ public final class FerrydServer: Sendable {
         environment["FERRY_RETRY_BASE_MS"] = String(options.retryBaseMilliseconds)
         environment["FERRY_ALLOW_PRIVATE_NETWORKS"] = options.allowPrivateNetworks ? "true" : "false"
         environment["FERRY_WEBHOOK_RETRY_SCHEDULE"] = options.webhookRetrySchedule
+        environment["FERRY_VAULT_KEY"] = options.vaultKeys.joined(separator: ",")
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

@@ -55,13 +55,15 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("starting", metadata: ["configuration": "\(configuration)"])
         let directory = try MigrationDirectoryLocator.locate(explicit: configuration.migrationsDirectory)
         let migrations = try directory.load()
+        // Before the database starts: a wrong or missing key file is a configuration error.
+        let vault = try configuration.vaultKeySource.keyring(logger: logger)
 
         let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
         let engine = JobEngine(allowPrivateNetworks: configuration.allowPrivateNetworks)
         do {
             let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
             for line in report.lines { logger.info("\(line)") }
-            try await runServices(configuration: configuration, database: gatewayDatabase, engine: engine, logger: logger)
+            try await runServices(configuration: configuration, database: gatewayDatabase, engine: engine, vault: vault, logger: logger)
         } catch {
             engine.invalidateAll()
             try? await gatewayDatabase.stop()
@@ -72,7 +74,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    private func runServices(configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, logger: Logger) async throws {
+    private func runServices(
+        configuration: GatewayConfiguration, database: GatewayDatabase, engine: JobEngine, vault: VaultKeyring, logger: Logger
+    ) async throws {
         var clientConfiguration = database.clientConfiguration
         // Workers hold a connection only for a heartbeat's statement; the API's queries are short
         // too. A bounded pool keeps several ferryd within the server's max_connections.

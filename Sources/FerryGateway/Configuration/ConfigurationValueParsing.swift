@@ -68,4 +68,18 @@ extension ConfigurationValue {
         }
         return schedule
     }
+
+    /// Vault keys, newest first, separated by commas; each checked, never echoed in a message.
+    func vaultKeys() throws(GatewayConfigurationError) -> [Secret] {
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !parts.isEmpty else { throw GatewayConfigurationError("\(origin) must hold at least one key") }
+        for (index, part) in parts.enumerated() {
+            do {
+                _ = try VaultKey(base64: part)
+            } catch {
+                throw GatewayConfigurationError("\(origin): key \(index + 1) is invalid: \(error)")
+            }
+        }
+        return parts.map(Secret.init)
+    }
 }

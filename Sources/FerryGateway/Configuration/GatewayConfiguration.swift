@@ -43,6 +43,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var retryBaseMilliseconds: Int
     /// `FERRY_WEBHOOK_RETRY_SCHEDULE`: the waits between a webhook delivery's attempts (`5s,5m,30m,...`).
     public var webhookRetrySchedule: WebhookRetrySchedule
+    /// `FERRY_VAULT_KEY` or `FERRY_VAULT_KEY_FILE`: the keys credentials are sealed with (see `VaultKeySource`).
+    public var vaultKeySource: VaultKeySource
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -56,7 +58,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         migrationsDirectory: String? = nil,
         leaseSeconds: Int = GatewayConfiguration.defaultLeaseSeconds,
         retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds,
-        webhookRetrySchedule: WebhookRetrySchedule = .standard
+        webhookRetrySchedule: WebhookRetrySchedule = .standard,
+        vaultKeySource: VaultKeySource? = nil
     ) {
         self.port = port
         self.host = host
@@ -69,6 +72,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.leaseSeconds = leaseSeconds
         self.retryBaseMilliseconds = retryBaseMilliseconds
         self.webhookRetrySchedule = webhookRetrySchedule
+        self.vaultKeySource = vaultKeySource ?? .defaultFile(dataDirectory: dataDirectory)
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -121,22 +125,29 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let leaseSeconds = setting(nil, "", "FERRY_LEASE_SECONDS") { try $0.integer(in: 2...3600) }
         let retryBase = setting(nil, "", "FERRY_RETRY_BASE_MS") { try $0.integer(in: 1...3_600_000) }
         let webhookRetrySchedule = setting(nil, "", "FERRY_WEBHOOK_RETRY_SCHEDULE") { try $0.webhookRetrySchedule() }
+        let vaultKeys = setting(nil, "", "FERRY_VAULT_KEY") { try $0.vaultKeys() }
+        let vaultKeyFile = setting(nil, "", "FERRY_VAULT_KEY_FILE") { try $0.absolutePath(against: currentDirectory) }
+        if vaultKeys != nil, vaultKeyFile != nil {
+            problems.append("FERRY_VAULT_KEY and FERRY_VAULT_KEY_FILE are both set: give the vault keys one way")
+        }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
         }
+        let resolvedDataDirectory = dataDirectory ?? ConfigurationValue.absolutePath(Self.defaultDataDirectory, against: currentDirectory)
         self.init(
             port: port ?? Self.defaultPort,
             host: host ?? Self.defaultHost,
             databaseURL: databaseURL,
-            dataDirectory: dataDirectory ?? ConfigurationValue.absolutePath(Self.defaultDataDirectory, against: currentDirectory),
+            dataDirectory: resolvedDataDirectory,
             adminKey: adminKey,
             workers: workers ?? Self.defaultWorkers,
             allowPrivateNetworks: allowPrivateNetworks ?? false,
             migrationsDirectory: migrationsDirectory,
             leaseSeconds: leaseSeconds ?? Self.defaultLeaseSeconds,
             retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds,
-            webhookRetrySchedule: webhookRetrySchedule ?? .standard
+            webhookRetrySchedule: webhookRetrySchedule ?? .standard,
+            vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file)
         )
     }
 
@@ -144,8 +155,14 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public var description: String {
         let database = databaseURL.map { "\($0)" } ?? "private cluster in \(dataDirectory)/postgres"
         let admin = adminKey == nil ? "generated on first start" : "set"
+        let vault =
+            switch vaultKeySource {
+            case .keys(let keys): "\(keys.count) vault key(s) from FERRY_VAULT_KEY"
+            case .file(let path): "vault keys in \(path)"
+            case .defaultFile(let directory): "vault keys in \(directory)/\(VaultKeySource.defaultFileName)"
+            }
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
-            + "webhook retries after \(webhookRetrySchedule)"
+            + "webhook retries after \(webhookRetrySchedule), \(vault)"
     }
 }
