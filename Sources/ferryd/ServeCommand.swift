@@ -84,19 +84,23 @@ struct ServeCommand: AsyncParsableCommand {
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
         let metrics = GatewayMetrics()
+        // Answers to decisions seal inline passwords with the vault key. A `{"id"}` answer names a
+        // vault credential: until the vault's credentials are wired here, none is found (422).
+        let decisionCredentials = DecisionCredentials(keyring: vault, vault: NoVaultCredentials())
         let workers = WorkerPool(
             client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
             settings: WorkerPool.Settings(
                 workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
                 retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
-            metrics: metrics, logger: logger)
+            metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
         let events = JobEventFeed(client: client, logger: logger)
         let webhooks = WebhookDispatcher(
             client: client, feed: events,
             settings: WebhookDispatcher.Settings(
                 schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
             logger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger, events: events))
+        let router = GatewayApplication.buildRouter(
+            .init(client: client, files: files, metrics: metrics, logger: logger, events: events, decisionCredentials: decisionCredentials))
         let host = configuration.host
         var app = Application(
             router: router,

@@ -46,7 +46,7 @@ struct MigrateCommandTests {
             try await TemporaryDirectory.withNew { dataDirectory in
                 let first = try await ferryd(["migrate", "--data-dir", dataDirectory], in: workingDirectory)
                 #expect(first.status == 0, "\(first.standardError)")
-                #expect(first.standardOutput == "applied 0001_initial\napplied 0002_tenant_turns\napplied 0003_job_events_and_webhooks\n")
+                #expect(first.standardOutput == "applied 0001_initial\napplied 0002_tenant_turns\napplied 0003_job_events_and_webhooks\napplied 0006_job_decisions\n")
                 #expect(PrivatePostgres.runningServerPID(dataDirectory: dataDirectory) == nil, "migrate stops the cluster it started")
 
                 let second = try await ferryd(["migrate", "--data-dir", dataDirectory], in: workingDirectory)
@@ -66,7 +66,7 @@ struct MigrateCommandTests {
                 async let second = ferryd(["migrate", "--data-dir", dataDirectory], in: "\(workingDirectory)/b")
                 let runs = try await [first, second]
                 #expect(runs.map(\.status) == [0, 0], "\(runs.map(\.standardError))")
-                #expect(runs.map(\.standardOutput).sorted() == ["applied 0001_initial\napplied 0002_tenant_turns\napplied 0003_job_events_and_webhooks\n", "database is up to date\n"])
+                #expect(runs.map(\.standardOutput).sorted() == ["applied 0001_initial\napplied 0002_tenant_turns\napplied 0003_job_events_and_webhooks\napplied 0006_job_decisions\n", "database is up to date\n"])
                 #expect(PrivatePostgres.runningServerPID(dataDirectory: dataDirectory) == nil, "the last one out stops the cluster")
             }
         }

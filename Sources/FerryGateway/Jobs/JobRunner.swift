@@ -291,7 +291,10 @@ struct JobRunner: Sendable {
 
         switch decisions?.stop {
         case .asked(let decision)?:
-            // The partial file of an earlier attempt stays for the attempt after the answer.
+            // The partial file of an earlier attempt stays for the attempt after the answer, and the
+            // job's progress says how much of it there is (this attempt stopped before any body).
+            progress.bytesDone = max(progress.bytesDone, job.bytesDone)
+            progress.bytesExpected = progress.bytesExpected ?? job.bytesExpected
             return JobQueue.Completion(
                 state: .waitingForDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
                 resumeData: resumeData ?? job.resumeData, decision: decision, decisionTimeoutSeconds: decisions?.policy.timeout)
