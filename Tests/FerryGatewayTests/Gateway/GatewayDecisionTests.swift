@@ -171,6 +171,16 @@ struct GatewayDecisionTests {
             #expect(try await other.get("/v1/jobs/\(id)").status == 404)
             #expect(try await client.get("/v1/jobs/\(id)")["state"] as? String == "waiting_for_decision", "nothing above changed it")
 
+            // A waiting job has no worker: pausing it is immediate and drops the pending decision;
+            // resumed, it replays to the same decision, with the same id.
+            let paused = try await client.post("/v1/jobs/\(id)/pause")
+            #expect(paused.status == 200, "\(paused.text)")
+            #expect(paused["state"] as? String == "paused")
+            #expect(paused["decision"] == nil)
+            #expect((try await client.post("/v1/jobs/\(id)/resume")).status == 200)
+            let again = try await Self.waitForDecision(client, id)
+            #expect(Self.decision(again)["id"] as? String == Self.decision(waiting)["id"] as? String)
+
             let cancelled = try await Self.answer(
                 client, id, ["decision_id": Self.decision(waiting)["id"] as? String ?? "", "disposition": "cancel"])
             #expect(cancelled.status == 200, "\(cancelled.text)")
@@ -285,6 +295,15 @@ struct GatewayDecisionTests {
                 let done = try await client.waitForState(id, ["succeeded", "failed", "cancelled"])
                 #expect(done["state"] as? String == "succeeded", "\(done)")
                 #expect((done["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(2048))
+
+                // Another tenant's jobs are asked again: nothing of the answer (the trusted connection
+                // included) reaches them.
+                let (_, other) = try await fixture.tenant()
+                for _ in 0..<3 {
+                    let theirs = try await other.submit(Self.job(secure.url("/bytes/2048"), decisions: ["server_trust": "ask"]))
+                    let view = try await other.waitForState(theirs, ["waiting_for_decision", "succeeded", "failed"])
+                    #expect(view["state"] as? String == "waiting_for_decision", "\(view)")
+                }
 
                 let rejected = try await client.submit(Self.job(secure.url("/bytes/10"), decisions: ["server_trust": "ask"]))
                 _ = try await Self.waitForDecision(client, rejected)
