@@ -328,6 +328,75 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("an https request's CONNECT refused with 407 is a proxy challenge; the answer goes on the CONNECT only (AU-04, AU-12, AU-19)")
+    func proxyChallengeOnTunnel() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { origin in
+            let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"))
+            defer { Task { try? await proxy.shutdown() } }
+            let port = proxy.port
+            // A wrong password first: asked again with the failure counted and the rejected credential proposed.
+            let wrong = Credential(user: "fer", password: "wrong", persistence: .none)
+            let right = Credential(user: "fer", password: "ry pass", persistence: .none)
+            let delegate = ChallengeDelegate { challenge in
+                // The server-trust challenge of the TLS handshake inside the tunnel takes default evaluation.
+                guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
+                return .useCredential(challenge.previousFailureCount == 0 ? wrong : right)
+            }
+            let session = try Credentials.session(delegate: delegate) {
+                $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+            }
+            let (data, response) = try await session.data(for: Fixture.request(origin.url("/echo")))
+            #expect(response.statusCode == 200)
+            let challenges = delegate.challenges.filter(\.protectionSpace.isProxy)
+            #expect(challenges.count == 2)
+            #expect(challenges.first?.protectionSpace == ProtectionSpace(
+                host: "127.0.0.1", port: port, scheme: "http", realm: "ferry-proxy", authenticationMethod: .httpBasic, isProxy: true))
+            #expect(challenges.first?.failureResponse?.statusCode == 407)
+            #expect(challenges.map(\.previousFailureCount) == [0, 1])
+            #expect(challenges.last?.proposedCredential == wrong)
+            // Without a credential, with the wrong one, then the right one (and again for the handshake's
+            // server-trust question, which runs the hop once more).
+            let connects = proxy.requests.filter { $0.method == "CONNECT" }
+            #expect(connects.first?.proxyAuthorization == nil)
+            #expect(connects.count >= 3)
+            #expect(connects.last?.proxyAuthorization == "Basic " + Data("fer:ry pass".utf8).base64EncodedString())
+            // Inside the tunnel, the origin server never sees the proxy's credential.
+            #expect(try Fixture.echo(data).header("Proxy-Authorization") == nil)
+        }
+    }
+
+    @Test("an unanswered 407 on a tunnel's CONNECT is the task's response; a wrong credential ends at the cap (AU-13, AU-20)")
+    func proxyChallengeOnTunnelUnanswered() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { origin in
+            let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"))
+            defer { Task { try? await proxy.shutdown() } }
+            let port = proxy.port
+            let configure: (inout SessionConfiguration) -> Void = {
+                $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.maximumAuthenticationFailures = 3
+            }
+            let declining = try Credentials.session(delegate: ChallengeDelegate { _ in .continueWithoutCredential }, configure)
+            let (data, response) = try await declining.data(for: Fixture.request(origin.url("/echo")))
+            #expect(response.statusCode == 407)
+            #expect(response.headers["Proxy-Authenticate"] == "Basic realm=\"ferry-proxy\"")
+            #expect(data.isEmpty)
+
+            let stubborn = try Credentials.session(
+                delegate: ChallengeDelegate(always: Credential(user: "fer", password: "wrong", persistence: .none)), configure)
+            let error = await #expect(throws: TransferError.self) {
+                _ = try await stubborn.data(for: Fixture.request(origin.url("/echo")))
+            }
+            #expect(error?.code == .userAuthenticationRequired)
+            #expect(error?.message.contains("3") == true)
+        }
+    }
+
     @Test("the credential never follows a redirect to another host (AU-12, RD)")
     func noAuthorizationAcrossHosts() async throws {
         try await Fixture.withOrigin { origin in

@@ -83,13 +83,23 @@ struct AuthenticationAnswer: Sendable {
 
     /// The field's value for one request; counts the Digest nonce's use.
     mutating func fieldValue(for request: TransferRequest, url: URL) -> String {
+        // A proxy sees the absolute URI as the request target; a server sees the path and query.
+        fieldValue(method: request.method, uri: space.isProxy ? url.absoluteString : Self.requestTarget(of: url))
+    }
+
+    /// The `Proxy-Authorization` value for the CONNECT that opens a tunnel to `url`'s host and port:
+    /// its request target is the authority (RFC 9110 §9.3.6).
+    mutating func tunnelFieldValue(for url: URL) -> String {
+        let host = url.host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        return fieldValue(method: "CONNECT", uri: "\(host):\(Self.port(of: url))")
+    }
+
+    private mutating func fieldValue(method: String, uri: String) -> String {
         switch credential.kind {
         case .password(let user, let password):
             guard let digest else { return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
             nonceCount += 1
-            // A proxy sees the absolute URI as the request target; a server sees the path and query.
-            let uri = space.isProxy ? url.absoluteString : Self.requestTarget(of: url)
-            return digest.authorization(user: user, password: password, method: request.method, uri: uri,
+            return digest.authorization(user: user, password: password, method: method, uri: uri,
                                         nonceCount: nonceCount, clientNonce: clientNonce)
         case .bearer(let token):
             return "Bearer \(token)"

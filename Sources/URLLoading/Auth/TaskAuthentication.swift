@@ -55,6 +55,17 @@ struct TaskAuthentication {
         return sent
     }
 
+    /// The `Proxy-Authorization` line for the CONNECT of a tunnel to `url` (an https request through
+    /// an http proxy), when the proxy's challenge was answered; sent to the proxy only, never into the
+    /// tunnel. Call after `authorizing(_:)` for the same hop.
+    mutating func tunnelProxyHeaderLines(for url: URL) -> [String] {
+        guard var answer = proxy, url.scheme?.lowercased() == "https" else { return [] }
+        let line = "\(answer.fieldName): \(answer.tunnelFieldValue(for: url))"
+        proxy = answer
+        sentProxy = true
+        return [line]
+    }
+
     /// `user:password@` of an http(s) URL, as a credential for this one task (AU-22).
     static func urlCredential(of url: URL) -> Credential? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let user = components.user

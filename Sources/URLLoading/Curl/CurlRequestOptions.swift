@@ -9,9 +9,10 @@ enum CurlRequestOptions {
     /// narration includes request headers, so credentials would be shown.
     static let verbose = ProcessInfo.processInfo.environment["FERRY_CURL_VERBOSE"] == "1"
 
+    /// - Parameter proxyHeaderLines: sent to the proxy only, with the CONNECT of a tunnel.
     static func apply(
         to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration,
-        body: RequestBodyReader?, remainingMilliseconds: Int
+        body: RequestBodyReader?, remainingMilliseconds: Int, proxyHeaderLines: [String] = []
     ) throws(TransferError) {
         let scheme = request.url.scheme?.lowercased() ?? ""
         let isHTTP = scheme == "http" || scheme == "https"
@@ -25,7 +26,11 @@ enum CurlRequestOptions {
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "CURLOPT_TCP_KEEPALIVE")
         try easy.set(CURLOPT_BUFFERSIZE, 256 << 10, "CURLOPT_BUFFERSIZE")
         try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 256 << 10, "CURLOPT_UPLOAD_BUFFERSIZE")
-        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
+        // A tunnel's CONNECT response reaches the header callback, which sets it apart (a refusal,
+        // such as a 407 challenge, is the only way to see the proxy's Proxy-Authenticate).
+        let tunnels = Self.tunnels(request.url, configuration: configuration)
+        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, tunnels ? 0 : 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
+        if tunnels, !proxyHeaderLines.isEmpty { try easy.setProxyHeaderLines(proxyHeaderLines) }
         if verbose { try easy.set(CURLOPT_VERBOSE, 1, "CURLOPT_VERBOSE") }
 
         try applyTimeouts(to: easy, request: request, configuration: configuration, remainingMilliseconds: remainingMilliseconds)
@@ -45,6 +50,11 @@ enum CurlRequestOptions {
         }
         try applyTLS(to: easy, configuration: configuration)
         try applyProxy(to: easy, configuration: configuration)
+    }
+
+    /// Whether a request to `url` goes through a CONNECT tunnel: https through an http proxy.
+    static func tunnels(_ url: URL, configuration: SessionConfiguration) -> Bool {
+        configuration.proxy?.kind == .http && url.scheme?.lowercased() == "https"
     }
 
     /// The idle timeout of a request, in milliseconds (LC-22).

@@ -25,6 +25,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var hop: EasyHandle?
     private var hopParser = ResponseHeadParser()
     private var hopResponse: TransferResponse?
+    /// The hop goes through a CONNECT tunnel (https through an http proxy).
+    private var hopTunnels = false
+    /// The proxy's answer to the hop's CONNECT when it refused the tunnel (a 407 challenge, a 403).
+    private var tunnelRefusal: ResponseHeadParser.Head?
     private var redirectCount = 0
     private var visitedRequests: Set<String> = []
     private let resourceDeadline: UInt64
@@ -166,6 +170,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         guard !isFinished else { return }
         hopParser = ResponseHeadParser()
         hopResponse = nil
+        hopTunnels = CurlRequestOptions.tunnels(request.url, configuration: configuration)
+        tunnelRefusal = nil
         refusedAddress = nil
         curlPauseMask = 0
         let key = "\(request.method.uppercased()) \(request.url.absoluteString)"
@@ -189,9 +195,11 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         tlsHook = nil
         do {
+            let authorized = authentication.authorizing(sent)
             try CurlRequestOptions.apply(
-                to: &easy, request: authentication.authorizing(sent), configuration: configuration, body: body,
-                remainingMilliseconds: remainingResourceTime())
+                to: &easy, request: authorized, configuration: configuration, body: body,
+                remainingMilliseconds: remainingResourceTime(),
+                proxyHeaderLines: hopTunnels ? authentication.tunnelProxyHeaderLines(for: request.url) : [])
             tlsHook = try TLSHandshakeHook.install(on: easy, request: request, session: task.session)
         } catch {
             easy.cleanup()
@@ -321,6 +329,11 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         lastActivity = CurlLoop.nowMilliseconds()
         guard isHTTP else { return bytes.count }
         if let head = hopParser.consume(line: bytes) {
+            // The head of a tunnel's CONNECT response arrives while curl has no response code yet.
+            if hopTunnels, let easy = hop, (easy.info(CURLINFO_RESPONSE_CODE) ?? 0) == 0 {
+                if !(200..<300).contains(head.statusCode) { tunnelRefusal = head }
+                return bytes.count
+            }
             headDidComplete(head)
         }
         return abortError == nil ? bytes.count : 0
@@ -743,6 +756,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             return
         }
         guard result == CURLE_OK else {
+            if let refusal = tunnelRefusal {
+                tunnelRefused(refusal, result: result, detail: detail)
+                return
+            }
             if let hook = tlsHook, case let (unanswered, challenge)? = hook.takeChallenge(),
                connectionChallengesAsked.insert(challenge.protectionSpace).inserted {
                 askConnectionChallenge(challenge, unanswered: unanswered, hook: hook)
@@ -775,6 +792,30 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             }
         }
         finishSuccessfully()
+    }
+
+    /// The proxy refused the CONNECT of an https request. A 407 is a challenge like any other (AU-08):
+    /// answered, the hop runs again with the proxy's credential on the CONNECT; unanswered, the 407 is
+    /// the task's response (AU-13), with an empty body (curl read and dropped the proxy's). Any other
+    /// refusal is an error that names the proxy's status.
+    private func tunnelRefused(_ refusal: ResponseHeadParser.Head, result: CURLcode, detail: String) {
+        tunnelRefusal = nil
+        let response = TransferResponse(
+            url: request.url, statusCode: refusal.statusCode, headers: refusal.headers, httpVersion: refusal.httpVersion,
+            expectedContentLength: 0)
+        hopResponse = response
+        // Whatever the answer, curl's part of this hop is over: a retry starts a new hop, a delivered
+        // 407 finishes without a body.
+        pendingFinish = (CURLE_OK, "")
+        if isChallenge(response) {
+            resumeAfterDecision()
+            return
+        }
+        pendingFinish = nil
+        finish(error: TransferError(
+            .cannotConnectToHost,
+            "the proxy refused to open a tunnel to \(request.url.host ?? "the server"): \(refusal.statusCode)",
+            failingURL: request.url, curlCode: Int(result.rawValue), curlDetail: detail))
     }
 
     /// A TLS handshake stopped at a question only the delegate can answer (server trust, a client

@@ -8,13 +8,15 @@ struct EasyHandle {
     /// curl writes its human-readable failure detail here (CURLOPT_ERRORBUFFER).
     let errorBuffer: UnsafeMutablePointer<CChar>
     private(set) var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Lines sent only to the proxy, on the CONNECT of a tunnel (CURLOPT_PROXYHEADER).
+    private(set) var proxyHeaderList: UnsafeMutablePointer<curl_slist>?
 
     static func make() -> EasyHandle? {
         guard let raw = curl_easy_init() else { return nil }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         _ = ferry_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
-        return EasyHandle(raw: raw, errorBuffer: errorBuffer, headerList: nil)
+        return EasyHandle(raw: raw, errorBuffer: errorBuffer, headerList: nil, proxyHeaderList: nil)
     }
 
     func set(_ option: CURLoption, _ value: Int, _ name: StaticString) throws(TransferError) {
@@ -48,6 +50,23 @@ struct EasyHandle {
 
     /// Sends exactly these header lines ("Name: value", or "Name:" to suppress one of curl's own).
     mutating func setHeaderLines(_ lines: [String]) throws(TransferError) {
+        let list = try Self.slist(lines)
+        curl_slist_free_all(headerList)
+        headerList = list
+        try check(ferry_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
+    }
+
+    /// Sends these lines to the proxy only, with a tunnel's CONNECT; the request's own header lines
+    /// then go to the origin server only (CURLHEADER_SEPARATE).
+    mutating func setProxyHeaderLines(_ lines: [String]) throws(TransferError) {
+        let list = try Self.slist(lines)
+        curl_slist_free_all(proxyHeaderList)
+        proxyHeaderList = list
+        try set(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE), "CURLOPT_HEADEROPT")
+        try check(ferry_easy_setopt_slist(raw, CURLOPT_PROXYHEADER, list), "CURLOPT_PROXYHEADER")
+    }
+
+    private static func slist(_ lines: [String]) throws(TransferError) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let appended = curl_slist_append(list, line) else {
@@ -56,9 +75,7 @@ struct EasyHandle {
             }
             list = appended
         }
-        curl_slist_free_all(headerList)
-        headerList = list
-        try check(ferry_easy_setopt_slist(raw, CURLOPT_HTTPHEADER, list), "CURLOPT_HTTPHEADER")
+        return list
     }
 
     func info(_ item: CURLINFO) -> Int? {
@@ -83,6 +100,7 @@ struct EasyHandle {
     func cleanup() {
         curl_easy_cleanup(raw)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(proxyHeaderList)
         errorBuffer.deallocate()
     }
 
