@@ -89,19 +89,25 @@ struct ServeCommand: AsyncParsableCommand {
         logger: Logger
     ) async throws {
         let metrics = GatewayMetrics()
+        // Answers to decisions seal inline passwords with the vault key; a `{"id"}` answer names one
+        // of the tenant's vault credentials.
+        let decisionCredentials = DecisionCredentials(
+            keyring: vault, vault: VaultDecisionCredentials(store: CredentialStore(client: client, keyring: vault, logger: logger)))
         let workers = WorkerPool(
             client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
             settings: WorkerPool.Settings(
                 workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
                 retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
-            metrics: metrics, logger: logger)
+            metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
         let events = JobEventFeed(client: client, logger: logger)
         let webhooks = WebhookDispatcher(
             client: client, feed: events,
             settings: WebhookDispatcher.Settings(
                 schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
             logger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: files, metrics: metrics, logger: logger, vault: vault, events: events))
+        let router = GatewayApplication.buildRouter(
+            .init(client: client, files: files, metrics: metrics, logger: logger, vault: vault, events: events,
+                  decisionCredentials: decisionCredentials))
         let host = configuration.host
         var app = Application(
             router: router,

@@ -14,7 +14,10 @@ struct JobStateTests {
         #expect(try step(.paused, .resume) == .queued)
         #expect(try step(.running, .leaseExpired) == .queued)
         #expect(try step(.running, .awaitDecision) == .waitingForDecision)
-        #expect(try step(.waitingForDecision, .decide) == .running)
+        // An answered decision queues the job again: the waiting job holds no worker (issue 6).
+        #expect(try step(.waitingForDecision, .decide) == .queued)
+        #expect(try step(.waitingForDecision, .fail) == .failed)
+        #expect(try step(.waitingForDecision, .pause) == .paused)
         for state in JobState.allCases where !state.isTerminal {
             #expect(try step(state, .cancel) == .cancelled, "\(state)")
         }
@@ -38,6 +41,22 @@ struct JobStateTests {
         #expect(refusal.description == "only a paused job can be resumed; this job is succeeded")
         #expect(JobState.queued.applying(.succeed) == .failure(IllegalJobTransition(from: .queued, event: .succeed)))
         #expect(JobState.paused.applying(.claim) == .failure(IllegalJobTransition(from: .paused, event: .claim)))
+    }
+
+    @Test("only a running attempt stops at a decision, and only a waiting job takes an answer")
+    func decisions() {
+        for state in JobState.allCases where state != .running {
+            #expect(state.applying(.awaitDecision) == .failure(IllegalJobTransition(from: state, event: .awaitDecision)), "\(state)")
+        }
+        for state in JobState.allCases where state != .waitingForDecision {
+            #expect(state.applying(.decide) == .failure(IllegalJobTransition(from: state, event: .decide)), "\(state)")
+        }
+    }
+
+    @Test("a state's event type is job.<state>, and waiting for a decision is announced as job.decision_required")
+    func eventTypes() {
+        #expect(JobState.succeeded.eventType == "job.succeeded")
+        #expect(JobState.waitingForDecision.eventType == "job.decision_required")
     }
 
     @Test("every state has a stable stored name")

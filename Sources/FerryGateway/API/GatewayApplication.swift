@@ -16,11 +16,16 @@ public enum GatewayApplication {
         /// Seals and opens the credential vault's secrets.
         public var vault: VaultKeyring
 
+        /// Seals the credentials of decision answers; without it, answers with a credential are refused.
+        public var decisionCredentials: DecisionCredentials?
+
         public init(
-            client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, vault: VaultKeyring, events: JobEventFeed? = nil
+            client: PostgresClient, files: GatewayFiles, metrics: GatewayMetrics, logger: Logger, vault: VaultKeyring,
+            events: JobEventFeed? = nil, decisionCredentials: DecisionCredentials? = nil
         ) {
             self.client = client
             self.vault = vault
+            self.decisionCredentials = decisionCredentials
             self.files = files
             self.metrics = metrics
             self.logger = logger
@@ -42,6 +47,9 @@ public enum GatewayApplication {
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: keys))
         let jobRoutes = JobRoutes(jobs: jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
         jobRoutes.addTenantRoutes(to: v1)
+        DecisionRoutes(
+            jobs: jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(), recentJobs: jobRoutes.recentJobs
+        ).add(to: v1)
         BlobRoutes(client: dependencies.client, files: dependencies.files, logger: logger).add(to: v1)
         CredentialRoutes(credentials: CredentialStore(client: dependencies.client, keyring: dependencies.vault, logger: logger)).add(to: v1)
         let sessions = SessionStore(client: dependencies.client, logger: logger)

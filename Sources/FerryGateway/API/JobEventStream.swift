@@ -119,7 +119,7 @@ struct JobEventStream: Sendable {
     }
 
     static func stateFrame(id: Int64, job: JobRecord) throws -> String {
-        frame(id: id, event: "job.\(job.state.rawValue)", data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(JobView(job)), as: UTF8.self))
+        frame(id: id, event: job.state.eventType, data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(JobView(job)), as: UTF8.self))
     }
 
     static func frame(id: Int64, event: String, data: String) -> String {

@@ -16,9 +16,11 @@ struct JobSubmission: Decodable {
     var callback: CallbackPart?
     /// `use_protocol`, `reload_ignoring_cache`, `return_cache_else_load` or `return_cache_dont_load` (CA-05).
     var cachePolicy: String?
+    var decisions: DecisionsPart?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
+        case decisions
         case cachePolicy = "cache_policy"
     }
 
@@ -192,6 +194,7 @@ struct JobSubmission: Decodable {
         if let cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {
             problem("cache_policy", RequestCachePolicy.apiNameProblem)
         }
+        let decisions = self.decisions?.validated(field: "decisions", errors: &errors)
 
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
@@ -199,7 +202,7 @@ struct JobSubmission: Decodable {
             request: .init(url: url, method: method, headers: headers, body: body),
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
-                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy),
+                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -23,6 +23,22 @@ struct JobView: ResponseEncodable {
     var response: ResponseView?
     var result: ResultView?
     var error: ErrorView?
+    /// What the job waits for the client to decide (waiting_for_decision only).
+    var decision: DecisionView?
+
+    struct DecisionView: Encodable {
+        var pending: PendingDecision
+        var expiresAt: String?
+
+        enum CodingKeys: String, CodingKey { case expiresAt = "expires_at" }
+
+        /// The pending decision's own fields, with when it times out beside them.
+        func encode(to encoder: any Encoder) throws {
+            try pending.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        }
+    }
 
     struct RequestView: Codable {
         var url: String
@@ -72,7 +88,7 @@ struct JobView: ResponseEncodable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case finishedAt = "finished_at"
-        case request, progress, response, result, error
+        case request, progress, response, result, error, decision
     }
 
     static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
@@ -96,6 +112,7 @@ struct JobView: ResponseEncodable {
         response = job.response.map { ResponseView(status: $0.status, headers: Self.redacted($0.headers), url: $0.url) }
         result = job.result.map { ResultView(size: $0.size, sha256: $0.sha256, contentType: $0.contentType, cache: $0.cache) }
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }
+        decision = job.decision.map { DecisionView(pending: $0, expiresAt: job.decisionDeadline.map(Self.timestamp)) }
     }
 
     static func redacted(_ headers: [JobSpecification.Header]) -> [String: String] {

@@ -1997,6 +1997,74 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/jobs/{id}/decision": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "post": {
+        "operationId": "answerJobDecision",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Answer the decision a job waits for",
+        "description": "The answer is stored and the job queued again: the next attempt replays the transfer to the decision and applies it, on any ferryd, after restarts too. cancel (a challenge) cancels the job and reject (a certificate) fails it with server_trust_rejected, at once.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DecisionAnswer"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The job after the answer: queued, or cancelled or failed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotWaitingForDecision"
+          },
+          "422": {
+            "$ref": "#/components/responses/DecisionAnswerUnfit"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "description": "The gateway has no vault key to seal the credential with (`vault_unavailable`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2297,6 +2365,40 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "DecisionAnswerUnfit": {
+        "description": "The answer does not fit the pending decision (`decision_answer_invalid`; `errors` names the fields), or names a vault credential the tenant does not have.",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Problem"
+                },
+                {
+                  "required": [
+                    "errors"
+                  ],
+                  "properties": {
+                    "code": {
+                      "const": "decision_answer_invalid"
+                    }
+                  }
+                }
+              ]
+            }
+          }
+        }
+      },
+      "NotWaitingForDecision": {
+        "description": "The job is not waiting for a decision (`job_not_waiting_for_decision`), or waits for another one than `decision_id` (`decision_changed`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
       }
     },
     "schemas": {
@@ -2506,6 +2608,10 @@ enum OpenAPIDocument {
                 "type": "string"
               }
             }
+          },
+          "decision": {
+            "$ref": "#/components/schemas/PendingDecision",
+            "description": "Only while the job is waiting_for_decision."
           }
         }
       },
@@ -2736,6 +2842,9 @@ enum OpenAPIDocument {
           "cache_policy": {
             "$ref": "#/components/schemas/CachePolicy",
             "description": "Default: the session's cache_policy, else use_protocol."
+          },
+          "decisions": {
+            "$ref": "#/components/schemas/DecisionPolicy"
           }
         }
       },
@@ -3092,6 +3201,9 @@ enum OpenAPIDocument {
           },
           "cache_policy": {
             "$ref": "#/components/schemas/CachePolicy"
+          },
+          "decisions": {
+            "$ref": "#/components/schemas/DecisionPolicy"
           }
         }
       },
@@ -3249,7 +3361,7 @@ enum OpenAPIDocument {
           "job.queued",
           "job.running",
           "job.paused",
-          "job.waiting_for_decision",
+          "job.decision_required",
           "job.retrying",
           "job.succeeded",
           "job.failed",
@@ -3787,6 +3899,300 @@ enum OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/Cookie"
             }
+          }
+        }
+      },
+      "DecisionPolicy": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Which decisions the client makes. A job's own values win over its session's. server_trust asks only about certificate chains default evaluation refuses.",
+        "properties": {
+          "auth_challenge": {
+            "type": "string",
+            "enum": [
+              "ask",
+              "default"
+            ],
+            "description": "ask: the job stops in waiting_for_decision until the client answers with POST /v1/jobs/{id}/decision; default: the engine decides as without a delegate."
+          },
+          "redirect": {
+            "type": "string",
+            "enum": [
+              "ask",
+              "default"
+            ],
+            "description": "ask: the job stops in waiting_for_decision until the client answers with POST /v1/jobs/{id}/decision; default: the engine decides as without a delegate."
+          },
+          "server_trust": {
+            "type": "string",
+            "enum": [
+              "ask",
+              "default"
+            ],
+            "description": "ask: the job stops in waiting_for_decision until the client answers with POST /v1/jobs/{id}/decision; default: the engine decides as without a delegate."
+          },
+          "timeout_seconds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 604800,
+            "default": 86400,
+            "description": "An unanswered decision fails the job with decision_timed_out after this long."
+          }
+        }
+      },
+      "PendingDecision": {
+        "description": "What a job in waiting_for_decision waits for the client to decide. Never contains a secret.",
+        "oneOf": [
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A 401 or 407 challenge. Answer with use_credential, perform_default_handling, continue_without_credential, reject_protection_space or cancel.",
+            "required": [
+              "id",
+              "kind",
+              "protection_space",
+              "failure_count",
+              "proposed_credential"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{32}$",
+                "description": "The decision's id: the same decision met again (after a restart, in the next attempt) has the same id."
+              },
+              "expires_at": {
+                "$ref": "#/components/schemas/Timestamp",
+                "description": "When an unanswered decision fails the job (decision_timed_out)."
+              },
+              "kind": {
+                "const": "auth_challenge"
+              },
+              "protection_space": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "host",
+                  "port",
+                  "scheme",
+                  "method",
+                  "proxy"
+                ],
+                "properties": {
+                  "host": {
+                    "type": "string"
+                  },
+                  "port": {
+                    "type": "integer"
+                  },
+                  "scheme": {
+                    "type": "string"
+                  },
+                  "realm": {
+                    "type": "string"
+                  },
+                  "method": {
+                    "type": "string",
+                    "enum": [
+                      "basic",
+                      "digest",
+                      "bearer"
+                    ]
+                  },
+                  "proxy": {
+                    "type": "boolean"
+                  }
+                }
+              },
+              "failure_count": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "How many credentials for this space already failed in this attempt."
+              },
+              "proposed_credential": {
+                "oneOf": [
+                  {
+                    "type": "null"
+                  },
+                  {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "username"
+                    ],
+                    "properties": {
+                      "username": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                ],
+                "description": "The credential the engine would use (its username only), or null."
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A redirect. Answer with follow, refuse or change (with url).",
+            "required": [
+              "id",
+              "kind",
+              "url",
+              "response"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{32}$",
+                "description": "The decision's id: the same decision met again (after a restart, in the next attempt) has the same id."
+              },
+              "expires_at": {
+                "$ref": "#/components/schemas/Timestamp",
+                "description": "When an unanswered decision fails the job (decision_timed_out)."
+              },
+              "kind": {
+                "const": "redirect"
+              },
+              "url": {
+                "type": "string",
+                "description": "Where the redirect goes."
+              },
+              "response": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "headers"
+                ],
+                "properties": {
+                  "status": {
+                    "type": "integer"
+                  },
+                  "headers": {
+                    "$ref": "#/components/schemas/HeaderMap"
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A certificate chain default evaluation refused. Answer with trust or reject.",
+            "required": [
+              "id",
+              "kind",
+              "host",
+              "port",
+              "certificates",
+              "pins"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^[0-9a-f]{32}$",
+                "description": "The decision's id: the same decision met again (after a restart, in the next attempt) has the same id."
+              },
+              "expires_at": {
+                "$ref": "#/components/schemas/Timestamp",
+                "description": "When an unanswered decision fails the job (decision_timed_out)."
+              },
+              "kind": {
+                "const": "server_trust"
+              },
+              "host": {
+                "type": "string"
+              },
+              "port": {
+                "type": "integer"
+              },
+              "certificates": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "contentEncoding": "base64"
+                },
+                "description": "The chain as the server sent it, leaf first, DER in base64."
+              },
+              "pins": {
+                "type": "array",
+                "items": {
+                  "type": "string",
+                  "pattern": "^sha256//"
+                },
+                "description": "The SHA-256 public-key pin of each certificate, in the same order."
+              },
+              "default_evaluation_failure": {
+                "type": "string",
+                "description": "Why default evaluation refused the chain."
+              }
+            }
+          }
+        ]
+      },
+      "DecisionAnswer": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "disposition"
+        ],
+        "properties": {
+          "decision_id": {
+            "type": "string",
+            "description": "The decision.id answered; when the job now waits for another decision the answer is refused (409 decision_changed)."
+          },
+          "disposition": {
+            "type": "string",
+            "enum": [
+              "use_credential",
+              "perform_default_handling",
+              "continue_without_credential",
+              "reject_protection_space",
+              "cancel",
+              "follow",
+              "refuse",
+              "change",
+              "trust",
+              "reject"
+            ],
+            "description": "Must fit the pending decision's kind (else 422 decision_answer_invalid)."
+          },
+          "credential": {
+            "description": "use_credential only: inline (stored sealed with the vault key, never shown) or a vault credential's id.",
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "username",
+                  "password"
+                ],
+                "properties": {
+                  "username": {
+                    "type": "string"
+                  },
+                  "password": {
+                    "type": "string"
+                  }
+                }
+              },
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "id"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "format": "uuid"
+                  }
+                }
+              }
+            ]
+          },
+          "url": {
+            "type": "string",
+            "description": "change only: the http or https URL to go to instead."
           }
         }
       }

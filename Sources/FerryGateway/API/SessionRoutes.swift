@@ -21,6 +21,7 @@ struct SessionRoutes {
             /// Credentials in it are shown as `<redacted>`.
             var proxy: String?
             var cachePolicy: String?
+            var decisions: DecisionPolicy?
 
             struct Timeouts: Codable { var idle: Double }
             struct TLS: Codable {
@@ -32,7 +33,7 @@ struct SessionRoutes {
                 case timeouts
                 case maxConnectionsPerHost = "max_connections_per_host"
                 case additionalHeaders = "additional_headers"
-                case tls, proxy
+                case tls, proxy, decisions
                 case cachePolicy = "cache_policy"
             }
         }
@@ -52,7 +53,7 @@ struct SessionRoutes {
                 timeouts: settings.idleTimeout.map { .init(idle: $0) }, maxConnectionsPerHost: settings.maxConnectionsPerHost,
                 additionalHeaders: JobView.redacted(settings.additionalHeaders),
                 tls: settings.tlsMinimum == nil && settings.tlsMaximum == nil ? nil : .init(minimum: settings.tlsMinimum, maximum: settings.tlsMaximum),
-                proxy: settings.proxy.map(Self.redactedProxy), cachePolicy: settings.cachePolicy)
+                proxy: settings.proxy.map(Self.redactedProxy), cachePolicy: settings.cachePolicy, decisions: settings.decisions)
             createdAt = JobView.timestamp(record.createdAt)
             invalidatedAt = record.invalidatedAt.map(JobView.timestamp)
             invalidationMode = record.invalidationMode

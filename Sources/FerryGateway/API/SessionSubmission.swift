@@ -13,12 +13,13 @@ struct SessionSubmission: Decodable {
         var tls: TLSPart?
         var proxy: String?
         var cachePolicy: String?
+        var decisions: DecisionsPart?
 
         enum CodingKeys: String, CodingKey {
             case timeouts
             case maxConnectionsPerHost = "max_connections_per_host"
             case additionalHeaders = "additional_headers"
-            case tls, proxy
+            case tls, proxy, decisions
             case cachePolicy = "cache_policy"
         }
     }
@@ -74,10 +75,11 @@ struct SessionSubmission: Decodable {
         if let cachePolicy = configuration?.cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {
             problem("configuration.cache_policy", RequestCachePolicy.apiNameProblem)
         }
+        let decisions = configuration?.decisions?.validated(field: "configuration.decisions", errors: &errors)
         guard errors.isEmpty else { throw Problem.invalid(errors) }
         return (kind, SessionSettings(
             idleTimeout: configuration?.timeouts?.idle, maxConnectionsPerHost: configuration?.maxConnectionsPerHost,
             additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy,
-            cachePolicy: configuration?.cachePolicy))
+            cachePolicy: configuration?.cachePolicy, decisions: decisions))
     }
 }

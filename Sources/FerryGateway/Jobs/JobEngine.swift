@@ -67,14 +67,7 @@ public final class JobEngine: Sendable {
             cache.clock += 1
             cache.lastUsed[key] = cache.clock
             if let session = cache.sessions[key] { return (session, nil) }
-            var configuration = key.owner.isEphemeral ? SessionConfiguration.ephemeral : SessionConfiguration.default
-            key.settings.apply(to: &configuration)
-            configuration.connectionPolicy = connectionPolicy
-            // Until an outfitter gives the owner a jar of its own, cookies stay off: the engine would
-            // otherwise keep them in the process-wide shared storage, across tenants.
-            configuration.httpShouldSetCookies = false
-            for outfitter in outfitters { outfitter.outfit(&configuration, for: key.owner) }
-            let session = try Session(configuration: configuration)
+            let session = try makeSession(for: key, delegate: nil)
             cache.sessions[key] = session
             var evicted: Session?
             if cache.sessions.count > Self.capacity, let oldest = cache.lastUsed.min(by: { $0.value < $1.value })?.key {
@@ -86,6 +79,25 @@ public final class JobEngine: Sendable {
         // Its running transfers finish; new jobs with its settings get a new session.
         evicted?.finishTasksAndInvalidate()
         return session
+    }
+
+    /// A session of its own for one attempt of a job that asks for decisions, outfitted like the
+    /// owner's shared ones: its delegate decides for that job alone, and what the session keeps
+    /// (trusted certificates, credentials that worked) goes with it. The caller invalidates it after
+    /// the attempt.
+    func attemptSession(for key: Key, delegate: any SessionDelegate) throws -> Session {
+        try makeSession(for: key, delegate: delegate)
+    }
+
+    private func makeSession(for key: Key, delegate: (any SessionDelegate)?) throws -> Session {
+        var configuration = key.owner.isEphemeral ? SessionConfiguration.ephemeral : SessionConfiguration.default
+        key.settings.apply(to: &configuration)
+        configuration.connectionPolicy = connectionPolicy
+        // Until an outfitter gives the owner a jar of its own, cookies stay off: the engine would
+        // otherwise keep them in the process-wide shared storage, across tenants.
+        configuration.httpShouldSetCookies = false
+        for outfitter in outfitters { outfitter.outfit(&configuration, for: key.owner) }
+        return try Session(configuration: configuration, delegate: delegate)
     }
 
     /// Ends every session, cancelling what still runs (ferryd exiting).

@@ -27,6 +27,9 @@ public struct JobRecord: Sendable, Equatable {
     public var finishedAt: Date?
     /// `created_at` in whole microseconds since 1970, exact, for page cursors.
     public var createdMicros: Int64
+    /// What the job waits for the client to decide (waiting_for_decision only), and until when.
+    public var decision: PendingDecision?
+    public var decisionDeadline: Date?
 
     /// The final response of the last attempt: `jobs.response`.
     public struct StoredResponse: Sendable, Equatable, Codable {
@@ -63,8 +66,11 @@ public struct JobRecord: Sendable, Equatable {
         id, tenant_id, session_id, kind, state, priority, request::text, policies::text, attempt, max_attempts, \
         bytes_done, bytes_expected, bytes_per_second, response::text, result::text, error_code, error_message, \
         resume_data::text, stop_request, created_at, updated_at, finished_at, \
-        (extract(epoch FROM created_at) * 1000000)::bigint
+        (extract(epoch FROM created_at) * 1000000)::bigint, decision::text, decision_deadline
         """
+
+    /// How many values `columns` selects: a query's own columns after them start at this index.
+    static let columnCount = 25
 
     init(row: PostgresRow) throws {
         let r = row.makeRandomAccess()
@@ -91,5 +97,7 @@ public struct JobRecord: Sendable, Equatable {
         updatedAt = try r[20].decode(Date.self)
         finishedAt = try r[21].decode(Date?.self)
         createdMicros = try r[22].decode(Int64.self)
+        decision = try r[23].decode(String?.self).map { try JobSpecification.decode(PendingDecision.self, json: $0) }
+        decisionDeadline = try r[24].decode(Date?.self)
     }
 }

@@ -23,6 +23,8 @@ struct JobRunner: Sendable {
     let resumeDataEveryBeats: Int
     let retryBaseDelay: Duration
     let metrics: GatewayMetrics
+    /// Opens the credentials of answered decisions; nil when ferryd has no vault key.
+    let decisionCredentials: DecisionCredentials?
     let isShuttingDown: @Sendable () -> Bool
     let logger: Logger
 
@@ -37,8 +39,10 @@ struct JobRunner: Sendable {
         metrics.transferStarted()
         let completion: JobQueue.Completion?
         do {
-            let task = try await makeTask()
-            completion = await drive(task, transfer: transfer)
+            let (task, decisions) = try await makeTask()
+            completion = await drive(task, decisions: decisions, transfer: transfer)
+            // Its own session (asking for decisions) served this attempt only.
+            if decisions != nil { task.session.finishTasksAndInvalidate() }
         } catch let failure as AttemptFailure {
             completion = finished(failure, transfer: transfer, response: nil, resumeData: nil)
         } catch {
@@ -80,7 +84,8 @@ struct JobRunner: Sendable {
 
     // MARK: - Making the task
 
-    private func makeTask() async throws -> DownloadTask {
+    /// The attempt's task, and the delegate that makes its decisions when the job asks for any.
+    private func makeTask() async throws -> (DownloadTask, JobDecisionMaker?) {
         guard let url = URL(string: job.request.url) else { throw AttemptFailure("invalid_request", "the job's URL cannot be parsed") }
         let settings = claim.session ?? SessionSettings()
         var headers = HTTPHeaders()
@@ -94,6 +99,11 @@ struct JobRunner: Sendable {
         // The job's policy, else its session's; validated on the way in (CA-05, SES-26).
         request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
 
+        let decisionPolicy = (job.policies.decisions ?? DecisionPolicy()).over(settings.decisions)
+        let decisions = decisionPolicy.asksAnything
+            ? JobDecisionMaker(
+                policy: decisionPolicy, answers: claim.decisionAnswers, credentials: decisionCredentials, tenant: job.tenantID, job: job.id)
+            : nil
         let session: Session
         do {
             try await engine.prepare(for: sessionOwner)
@@ -104,8 +114,9 @@ struct JobRunner: Sendable {
                 retry: .gatewayStorage)
         }
         do {
-            session = try engine.session(for: JobEngine.Key(
-                owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0)))
+            let key = JobEngine.Key(
+                owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0))
+            session = try decisions.map { try engine.attemptSession(for: key, delegate: $0) } ?? engine.session(for: key)
         } catch {
             throw AttemptFailure("internal_error", "the engine session could not be made: \(error)")
         }
@@ -137,7 +148,7 @@ struct JobRunner: Sendable {
             throw AttemptFailure(error.code.rawValue, error.message)
         }
         task.temporaryDirectory = directory
-        return task
+        return (task, decisions)
     }
 
     /// Runs blocking file work (reading a partial file of gigabytes) on a thread of its own.
@@ -156,7 +167,7 @@ struct JobRunner: Sendable {
         var placeFailure: AttemptFailure?
     }
 
-    private func drive(_ task: DownloadTask, transfer: RunningTransfer) async -> JobQueue.Completion? {
+    private func drive(_ task: DownloadTask, decisions: JobDecisionMaker?, transfer: RunningTransfer) async -> JobQueue.Completion? {
         let events = task.events
         let heartbeat = Task { await beat(task, transfer: transfer) }
         var observed = Observed()
@@ -168,7 +179,7 @@ struct JobRunner: Sendable {
             stop(task, transfer: transfer, reason: .shutdown)
         }
         heartbeat.cancel()
-        return await outcome(of: task, observed: observed, transfer: transfer)
+        return await outcome(of: task, observed: observed, decisions: decisions, transfer: transfer)
     }
 
     private func collect(_ events: TaskEvents, of task: DownloadTask, into observed: inout Observed, transfer: RunningTransfer) async {
@@ -270,7 +281,9 @@ struct JobRunner: Sendable {
 
     // MARK: - Judging the attempt
 
-    private func outcome(of task: DownloadTask, observed: Observed, transfer: RunningTransfer) async -> JobQueue.Completion? {
+    private func outcome(
+        of task: DownloadTask, observed: Observed, decisions: JobDecisionMaker?, transfer: RunningTransfer
+    ) async -> JobQueue.Completion? {
         let response = (task.response ?? observed.response).map(Self.stored)
         let resumeData = task.error?.resumeData.flatMap { try? $0.jsonData() }.map { String(decoding: $0, as: UTF8.self) }
         var progress = progressNow(transfer)
@@ -292,6 +305,21 @@ struct JobRunner: Sendable {
                 AttemptFailure("timed_out", "the job took longer than its total timeout of \(job.policies.totalTimeout ?? 0) s",
                                retry: .transfer(.timedOut)),
                 transfer: transfer, response: response, resumeData: resumeData)
+        case nil:
+            break
+        }
+
+        switch decisions?.stop {
+        case .asked(let decision)?:
+            // The partial file of an earlier attempt stays for the attempt after the answer, and the
+            // job's progress says how much of it there is (this attempt stopped before any body).
+            progress.bytesDone = max(progress.bytesDone, job.bytesDone)
+            progress.bytesExpected = progress.bytesExpected ?? job.bytesExpected
+            return JobQueue.Completion(
+                state: .waitingForDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
+                resumeData: resumeData ?? job.resumeData, decision: decision, decisionTimeoutSeconds: decisions?.policy.timeout)
+        case .failed(let code, let message)?:
+            return finished(AttemptFailure(code, message), transfer: transfer, response: response, resumeData: resumeData ?? job.resumeData)
         case nil:
             break
         }
@@ -322,6 +350,11 @@ struct JobRunner: Sendable {
             // its space just rejected, AU-19), or could not be opened: say which, not just "401".
             return finished(
                 AttemptFailure(refusal.code, refusal.message, retry: .httpStatus(401, retryAfter: nil), httpStatus: 401),
+                transfer: transfer, response: response, resumeData: nil)
+        }
+        if let status = final.statusCode, (300..<400).contains(status), let target = decisions?.refusedRedirect {
+            return finished(
+                AttemptFailure("redirect_refused", "the answer to the redirect decision refused the redirect to \(target)", httpStatus: status),
                 transfer: transfer, response: response, resumeData: nil)
         }
         if let status = final.statusCode, !final.isSuccess {

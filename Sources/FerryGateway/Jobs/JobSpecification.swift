@@ -81,6 +81,8 @@ public struct JobSpecification: Sendable, Equatable {
         /// How the request uses the tenant's cache, as the API names it (`use_protocol`, ...); nil:
         /// the session's, else `use_protocol` (CA-05).
         public var cachePolicy: String?
+        /// Which decisions the client makes; unset ones fall back to the job's session's.
+        public var decisions: DecisionPolicy?
 
         enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -90,6 +92,7 @@ public struct JobSpecification: Sendable, Equatable {
             case sha256
             case callbackURL = "callback_url"
             case cachePolicy = "cache_policy"
+            case decisions
         }
     }
 

@@ -3,13 +3,20 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
     case queued
     case running
     case paused
-    /// A challenge, redirect or trust decision the client answers over the API (a later issue).
+    /// A challenge, redirect or trust decision the client answers over the API; no worker holds it.
     case waitingForDecision = "waiting_for_decision"
     /// Failed an attempt; waits for its backoff, then runs again.
     case retrying
     case succeeded
     case failed
     case cancelled
+
+    /// The type of the event (`job_events.type`, webhook subscriptions) a change into this state
+    /// writes: `job.<state>`, except that waiting for a decision is announced as `job.decision_required`
+    /// (migration 0006).
+    public var eventType: String {
+        self == .waitingForDecision ? "job.decision_required" : "job.\(rawValue)"
+    }
 
     /// No transition leaves these.
     public var isTerminal: Bool {
@@ -32,7 +39,9 @@ public enum JobEvent: String, Sendable, CaseIterable {
     case pause
     case resume
     case cancel
+    /// The attempt stopped at a decision only the client can make.
     case awaitDecision
+    /// The client answered: the job runs again and replays to the decision, where the answer waits.
     case decide
 }
 
@@ -67,7 +76,8 @@ extension JobState {
             case (.paused, .resume): .queued
             case (let state, .cancel) where !state.isTerminal: .cancelled
             case (.running, .awaitDecision): .waitingForDecision
-            case (.waitingForDecision, .decide): .running
+            // Queued, not running: the waiting job holds no worker, and the next attempt is claimed as any.
+            case (.waitingForDecision, .decide): .queued
             default: nil
             }
         guard let next else { return .failure(IllegalJobTransition(from: self, event: event)) }

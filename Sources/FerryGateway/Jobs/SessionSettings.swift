@@ -18,7 +18,8 @@ public struct SessionSettings: Sendable, Equatable, Codable {
 
     public init(
         idleTimeout: Double? = nil, maxConnectionsPerHost: Int? = nil, additionalHeaders: [JobSpecification.Header] = [],
-        tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil, cachePolicy: String? = nil
+        tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil, cachePolicy: String? = nil,
+        decisions: DecisionPolicy? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -27,6 +28,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         self.tlsMaximum = tlsMaximum
         self.proxy = proxy
         self.cachePolicy = cachePolicy
+        self.decisions = decisions
     }
 
     enum CodingKeys: String, CodingKey {
@@ -37,6 +39,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         case tlsMaximum = "tls_maximum"
         case proxy
         case cachePolicy = "cache_policy"
+        case decisions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +51,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         tlsMaximum = try container.decodeIfPresent(String.self, forKey: .tlsMaximum)
         proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
         cachePolicy = try container.decodeIfPresent(String.self, forKey: .cachePolicy)
+        decisions = try container.decodeIfPresent(DecisionPolicy.self, forKey: .decisions)
     }
 
     /// What engine sessions differ in: jobs whose settings give the same key share an engine session

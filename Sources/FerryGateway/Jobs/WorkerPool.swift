@@ -36,6 +36,7 @@ public final class WorkerPool: Service, Sendable {
     private let files: GatewayFiles
     private let settings: Settings
     private let metrics: GatewayMetrics
+    private let decisionCredentials: DecisionCredentials?
     private let logger: Logger
     /// This process's name in `jobs.lease_owner`: host, pid and a random part (pids are reused).
     public let owner: String
@@ -48,7 +49,7 @@ public final class WorkerPool: Service, Sendable {
 
     public init(
         client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
-        logger: Logger
+        decisionCredentials: DecisionCredentials? = nil, logger: Logger
     ) {
         self.client = client
         self.queue = queue
@@ -56,6 +57,7 @@ public final class WorkerPool: Service, Sendable {
         self.files = files
         self.settings = settings
         self.metrics = metrics
+        self.decisionCredentials = decisionCredentials
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
     }
@@ -114,7 +116,7 @@ public final class WorkerPool: Service, Sendable {
         JobRunner(
             claim: claim, queue: queue, engine: engine, files: files, owner: owner, leaseSeconds: settings.leaseSeconds,
             heartbeatInterval: settings.heartbeatInterval, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
-            metrics: metrics,
+            metrics: metrics, decisionCredentials: decisionCredentials,
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
             logger: logger)
     }
@@ -142,6 +144,9 @@ public final class WorkerPool: Service, Sendable {
             do {
                 let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
                 if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
+                let overdue = try await queue.failOverdueDecisions()
+                for case let file? in overdue { unlink(file) }
+                if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])

@@ -36,6 +36,8 @@ public struct JobQueue: Sendable {
         public var session: SessionSettings?
         /// That session's kind (`default`, `ephemeral`, `background`).
         public var sessionKind: String?
+        /// The client's answers to the job's earlier decisions, by decision id.
+        var decisionAnswers: [String: StoredDecisionAnswer] = [:]
     }
 
     /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in
@@ -94,16 +96,19 @@ public struct JobQueue: Sendable {
             SELECT \(unescaped: JobRecord.columns),
                    (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint,
                    (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id),
-                   (SELECT s.kind FROM sessions s WHERE s.id = claimed.session_id)
+                   (SELECT s.kind FROM sessions s WHERE s.id = claimed.session_id),
+                   claimed.decision_answers::text
             FROM claimed
             """, logger: logger)
         var claims: [Claim] = []
         for try await row in rows {
             let columns = row.makeRandomAccess()
-            let failures = try columns[23].decode(Int64.self)
-            let session = try columns[24].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
-            let sessionKind = try columns[25].decode(String?.self)
-            claims.append(Claim(job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind))
+            let failures = try columns[JobRecord.columnCount].decode(Int64.self)
+            let session = try columns[JobRecord.columnCount + 1].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
+            let sessionKind = try columns[JobRecord.columnCount + 2].decode(String?.self)
+            let answers = try JobSpecification.decode([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
+            claims.append(Claim(
+                job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind, decisionAnswers: answers))
         }
         return claims
     }
@@ -156,11 +161,14 @@ public struct JobQueue: Sendable {
         /// When a retrying job may run again.
         public var retryDelay: Duration?
         public var httpStatus: Int?
+        /// waiting_for_decision: what the client must decide, and for how many seconds it may wait.
+        public var decision: PendingDecision?
+        public var decisionTimeoutSeconds: Int?
 
         public init(
             state: JobState, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
             result: JobRecord.StoredResult? = nil, errorCode: String? = nil, errorMessage: String? = nil, resumeData: String? = nil,
-            retryDelay: Duration? = nil, httpStatus: Int? = nil
+            retryDelay: Duration? = nil, httpStatus: Int? = nil, decision: PendingDecision? = nil, decisionTimeoutSeconds: Int? = nil
         ) {
             self.state = state
             self.attemptOutcome = attemptOutcome
@@ -172,6 +180,8 @@ public struct JobQueue: Sendable {
             self.resumeData = resumeData
             self.retryDelay = retryDelay
             self.httpStatus = httpStatus ?? response?.status
+            self.decision = decision
+            self.decisionTimeoutSeconds = decisionTimeoutSeconds
         }
     }
 
@@ -183,6 +193,7 @@ public struct JobQueue: Sendable {
         let delayMicros = completion.retryDelay.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 } ?? 0
         let responseJSON = completion.response.map { JobSpecification.json($0) }
         let resultJSON = completion.result.map { JobSpecification.json($0) }
+        let decisionJSON = completion.decision.map { JobSpecification.json($0) }
         let terminal = completion.state.isTerminal
         // One statement, so one round trip and one commit: the job, its attempt and the wake-up
         // for a job handed back to the queue change together or not at all.
@@ -196,7 +207,9 @@ public struct JobQueue: Sendable {
                     error_code = \(completion.errorCode), error_message = \(completion.errorMessage),
                     resume_data = \(completion.resumeData)::jsonb,
                     run_after = now() + \(delayMicros) * interval '1 microsecond',
-                    finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END
+                    finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END,
+                    decision = \(decisionJSON)::jsonb,
+                    decision_deadline = now() + \(completion.decisionTimeoutSeconds)::integer * interval '1 second'
                 WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt)
                 RETURNING id
             ), attempt AS (
@@ -242,6 +255,29 @@ public struct JobQueue: Sendable {
             """, logger: logger)
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0
+    }
+
+    /// Fails the jobs whose decision waited past its deadline (`decision_timed_out`) and returns, one
+    /// per job, the partial file of its download (absolute, from its resume data) for removal: nothing
+    /// will continue it. Any ferryd may do it; the row lock makes each fail once.
+    public func failOverdueDecisions() async throws -> [String?] {
+        let rows = try await client.query(
+            """
+            WITH overdue AS (
+                SELECT id, resume_data->>'partial_file' AS partial_file FROM jobs
+                WHERE state = 'waiting_for_decision' AND decision_deadline < now()
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE jobs SET state = 'failed', finished_at = now(), error_code = 'decision_timed_out',
+                error_message = 'the ' || (decision->>'kind') || ' decision was not answered by its deadline, '
+                    || to_char(decision_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                resume_data = NULL
+            FROM overdue WHERE jobs.id = overdue.id
+            RETURNING overdue.partial_file
+            """, logger: logger)
+        var files: [String?] = []
+        for try await file in rows.decode(String?.self) { files.append(file) }
+        return files
     }
 
     /// The file an upload job's body comes from, relative to the data directory.

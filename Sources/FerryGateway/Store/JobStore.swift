@@ -106,7 +106,7 @@ public struct JobStore: Sendable {
             "SELECT \(unescaped: JobRecord.columns), idempotency_hash FROM jobs WHERE tenant_id = \(tenant) AND idempotency_key = \(idempotencyKey)",
             logger: logger)
         for try await row in rows {
-            let hash = try row.makeRandomAccess()[23].decode(Data.self)
+            let hash = try row.makeRandomAccess()[JobRecord.columnCount].decode(Data.self)
             return (try JobRecord(row: row), hash)
         }
         return nil
@@ -210,7 +210,8 @@ public struct JobStore: Sendable {
             case .failure(let illegal): throw Problem(.conflict, code: illegal.code, illegal.description)
             case .success(let value): next = value
             }
-            if state == .running || state == .waitingForDecision {
+            // A job waiting for a decision has no worker: it changes at once, like a queued one.
+            if state == .running {
                 // The worker owns the transfer: ask it. A cancel overrides a pending pause.
                 let request = event == .cancel ? "cancel" : "pause"
                 if stopRequest != "cancel" {

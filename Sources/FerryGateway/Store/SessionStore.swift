@@ -71,11 +71,12 @@ public struct SessionStore: Sendable {
             for try await row in rows { updated = try Self.record(row) }
             guard let updated else { throw Problem.notFound("session \(id)") }
             guard mode == "cancel" else { return (updated, []) }
+            // A job waiting for a decision has no worker to ask: it is cancelled here, like a queued one.
             let partials = try await connection.query(
                 """
                 UPDATE jobs SET state = 'cancelled', finished_at = now(), error_code = 'cancelled',
                     error_message = 'its session was invalidated with mode=cancel', resume_data = NULL
-                WHERE session_id = \(id) AND state IN ('queued', 'retrying', 'paused')
+                WHERE session_id = \(id) AND state IN ('queued', 'retrying', 'paused', 'waiting_for_decision')
                 RETURNING (SELECT r.resume_data->>'partial_file' FROM jobs r WHERE r.id = jobs.id)
                 """, logger: logger)
             var partialFiles: [String] = []
@@ -83,7 +84,7 @@ public struct SessionStore: Sendable {
             try await connection.query(
                 """
                 UPDATE jobs SET stop_request = 'cancel'
-                WHERE session_id = \(id) AND state IN ('running', 'waiting_for_decision')
+                WHERE session_id = \(id) AND state = 'running'
                 """, logger: logger)
             return (updated, partialFiles)
         }

@@ -37,7 +37,7 @@ struct JobEventStore: Sendable {
 
     static func event(_ row: PostgresRow) throws -> StoredEvent {
         let columns = row.makeRandomAccess()
-        return StoredEvent(id: try columns[23].decode(Int64.self), type: try columns[24].decode(String.self), job: try JobRecord(row: row))
+        return StoredEvent(id: try columns[JobRecord.columnCount].decode(Int64.self), type: try columns[JobRecord.columnCount + 1].decode(String.self), job: try JobRecord(row: row))
     }
 
     /// The job now and the id of its latest state event (0 when it has none), read together.
@@ -48,7 +48,7 @@ struct JobEventStore: Sendable {
                    coalesce((SELECT max(e.id) FROM job_events e WHERE e.job_id = jobs.id AND e.type <> 'job.progress'), 0)
             FROM jobs WHERE id = \(job) AND tenant_id = \(tenant)
             """, logger: logger)
-        for try await row in rows { return (try JobRecord(row: row), try row.makeRandomAccess()[23].decode(Int64.self)) }
+        for try await row in rows { return (try JobRecord(row: row), try row.makeRandomAccess()[JobRecord.columnCount].decode(Int64.self)) }
         return nil
     }
 

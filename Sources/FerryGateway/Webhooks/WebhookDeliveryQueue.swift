@@ -61,12 +61,13 @@ struct WebhookDeliveryQueue: Sendable {
         var claimed: [Due] = []
         for try await row in rows {
             let columns = row.makeRandomAccess()
+            let base = JobRecord.columnCount
             claimed.append(Due(
-                id: try columns[23].decode(UUID.self), tenantID: try columns[24].decode(UUID.self), eventID: try columns[25].decode(Int64.self),
-                eventType: try columns[26].decode(String.self), eventTime: try columns[27].decode(Date.self),
-                url: try columns[28].decode(String.self), endpointID: try columns[29].decode(UUID?.self),
-                endpointSecret: try columns[30].decode(String?.self).map(Secret.init), failures: try columns[31].decode(Int.self),
-                attempt: Int(try columns[32].decode(Int64.self)) + 1, job: try JobRecord(row: row)))
+                id: try columns[base].decode(UUID.self), tenantID: try columns[base + 1].decode(UUID.self), eventID: try columns[base + 2].decode(Int64.self),
+                eventType: try columns[base + 3].decode(String.self), eventTime: try columns[base + 4].decode(Date.self),
+                url: try columns[base + 5].decode(String.self), endpointID: try columns[base + 6].decode(UUID?.self),
+                endpointSecret: try columns[base + 7].decode(String?.self).map(Secret.init), failures: try columns[base + 8].decode(Int.self),
+                attempt: Int(try columns[base + 9].decode(Int64.self)) + 1, job: try JobRecord(row: row)))
         }
         return claimed
     }

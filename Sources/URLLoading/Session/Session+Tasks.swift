@@ -7,7 +7,7 @@ extension Session {
     /// A data task (TT-02). With a delegate the body goes to it piece by piece; without one it is
     /// collected and returned by `value()`.
     public func dataTask(with request: TransferRequest) throws(TransferError) -> DataTask {
-        let delivery: DataTask.BodyDelivery = delegate == nil ? .collect : .stream
+        let delivery: DataTask.BodyDelivery = delegate?.receivesTaskEvents == true ? .stream : .collect
         let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: delivery) }
         startDelegateDriver(for: task)
         return task
@@ -68,7 +68,7 @@ extension Session {
 
     /// An upload task (TT-05, UP-01); the method defaults to POST when the request still says GET.
     public func uploadTask(with request: TransferRequest, from body: UploadBody) throws(TransferError) -> UploadTask {
-        let delivery: DataTask.BodyDelivery = delegate == nil ? .collect : .stream
+        let delivery: DataTask.BodyDelivery = delegate?.receivesTaskEvents == true ? .stream : .collect
         let request = Self.uploadRequest(request)
         let task = try register { UploadTask(session: self, identifier: $0, request: request, body: body, bodyDelivery: delivery) }
         startDelegateDriver(for: task)

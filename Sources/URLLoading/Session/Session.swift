@@ -92,7 +92,7 @@ public final class Session: Sendable {
 
     /// Lets the delegate drive a task's events, when there is a delegate.
     func startDelegateDriver(for task: SessionTask) {
-        guard let delegate, task.channel.claimConsumer() else { return }
+        guard let delegate, delegate.receivesTaskEvents, task.channel.claimConsumer() else { return }
         // Created under the lock, so the driver's own removal (which takes the lock) comes after.
         state.withLock { state in
             state.drivers[task.taskIdentifier] = Task { [self] in

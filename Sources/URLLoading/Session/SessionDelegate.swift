@@ -24,6 +24,11 @@ public enum RedirectDisposition: Sendable, Equatable {
 /// take as long as they like: the transfer stays paused until they return (AU-21, LC-16). Events of one
 /// task reach the delegate in order, one at a time.
 public protocol SessionDelegate: AnyObject, Sendable {
+    /// Whether the delegate receives the tasks' events (the notification methods below). A delegate
+    /// that only makes decisions says false: each task's events then stay in `task.events` for the
+    /// code that made the task, as without a delegate. Default: true.
+    var receivesTaskEvents: Bool { get }
+
     // Decisions.
     func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
                  newRequest: TransferRequest) async -> RedirectDisposition
@@ -64,6 +69,7 @@ public protocol SessionDelegate: AnyObject, Sendable {
 }
 
 extension SessionDelegate {
+    public var receivesTaskEvents: Bool { true }
     public func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
                         newRequest: TransferRequest) async -> RedirectDisposition { .follow(newRequest) }
     public func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition {
