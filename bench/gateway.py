@@ -55,6 +55,9 @@ class Ferryd:
             "FERRY_ADMIN_KEY": self.admin_key,
             "FERRY_ALLOW_PRIVATE_NETWORKS": "true",
             "FERRY_MIGRATIONS_DIR": os.path.abspath("migrations"),
+            # No HTTP cache: every run fetches the same URLs, which a cache would serve without
+            # a transfer; curl and aria2c keep none either.
+            "FERRY_CACHE_MAX_BYTES_PER_TENANT": "0",
         })
         self.env.pop("FERRY_DATABASE_URL", None)  # always the private cluster under data_dir
         self.env.update(env)

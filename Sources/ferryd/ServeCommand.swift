@@ -62,14 +62,16 @@ struct ServeCommand: AsyncParsableCommand {
         // Made here, run as a service in runServices: the engine's outfitters read through it.
         let client = Self.makeClient(database: gatewayDatabase, configuration: configuration, logger: logger)
         let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
-        let engine = JobEngine(
-            allowPrivateNetworks: configuration.allowPrivateNetworks,
-            outfitters: [
-                VaultOutfitter(store: CredentialStore(client: client, keyring: vault, logger: logger), logger: logger),
-                SessionCookieJars(store: SessionCookieStore(client: client, logger: logger)),
-                TenantResponseCaches(
-                    client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger),
-            ])
+        var outfitters: [any EngineSessionOutfitter] = [
+            VaultOutfitter(store: CredentialStore(client: client, keyring: vault, logger: logger), logger: logger),
+            SessionCookieJars(store: SessionCookieStore(client: client, logger: logger)),
+        ]
+        // 0 turns the cache off: no engine session gets one, and no job reads or writes its index.
+        if configuration.cacheMaxBytesPerTenant > 0 {
+            outfitters.append(TenantResponseCaches(
+                client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger))
+        }
+        let engine = JobEngine(allowPrivateNetworks: configuration.allowPrivateNetworks, outfitters: outfitters)
         do {
             let report = try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger)
             for line in report.lines { logger.info("\(line)") }

@@ -46,8 +46,8 @@ struct InitialSchemaTests {
                 tables.append(name)
             }
             #expect(tables == [
-                "api_keys", "blobs", "ferry_migrations", "job_attempts", "job_events", "jobs", "sessions", "tenants",
-                "webhook_attempts", "webhook_deliveries", "webhook_endpoints", "webhook_secrets",
+                "api_keys", "blobs", "cache_entries", "credentials", "ferry_migrations", "job_attempts", "job_events", "jobs",
+                "session_cookies", "sessions", "tenants", "webhook_attempts", "webhook_deliveries", "webhook_endpoints", "webhook_secrets",
             ])
         }
     }

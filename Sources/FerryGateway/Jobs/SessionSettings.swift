@@ -15,6 +15,8 @@ public struct SessionSettings: Sendable, Equatable, Codable {
     public var proxy: String?
     /// The cache policy of the session's jobs that name none (`use_protocol`, ...; SES-26, CA-05).
     public var cachePolicy: String?
+    /// The decisions its jobs leave to the client, unless a job says otherwise.
+    public var decisions: DecisionPolicy?
 
     public init(
         idleTimeout: Double? = nil, maxConnectionsPerHost: Int? = nil, additionalHeaders: [JobSpecification.Header] = [],
