@@ -115,7 +115,7 @@ public enum AuthRoutes {
 }
 
 /// The `name=value` / `name="value"` list of a Digest `Authorization` field.
-private enum DigestFields {
+enum DigestFields {
     static func parse(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
         var rest = Substring(text)

@@ -26,9 +26,10 @@ public final class ForwardProxyServer: Sendable {
         self.url = "http://127.0.0.1:\(listener.port)"
     }
 
-    public static func start(requiredCredentials: (user: String, password: String)? = nil) async throws -> ForwardProxyServer {
+    /// - Parameter digest: challenge with Digest (SHA-256, qop=auth) instead of Basic.
+    public static func start(requiredCredentials: (user: String, password: String)? = nil, digest: Bool = false) async throws -> ForwardProxyServer {
         let log = RecordList<ProxiedRequest>()
-        let service = ForwardProxyService(credentials: ProxyCredentials(requiredCredentials), log: log)
+        let service = ForwardProxyService(credentials: ProxyCredentials(requiredCredentials), digest: digest, log: log)
         let listener = try await LoopbackListener.start(
             configureConnection: { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -54,9 +55,11 @@ public final class ForwardProxyServer: Sendable {
 /// What the forward proxy does with each connection.
 struct ForwardProxyService: Sendable {
     let credentials: ProxyCredentials?
+    let digest: Bool
     let log: RecordList<ProxiedRequest>
 
     static let realm = "ferry-proxy"
+    static let digestNonce = "proxy-nonce-1"
 
     func serve(_ connection: ByteChannel) async {
         try? await connection.executeThenClose { inbound in
@@ -71,10 +74,17 @@ struct ForwardProxyService: Sendable {
             let proxyAuthorization = head.header("proxy-authorization")
             log.append(ProxiedRequest(method: method, target: target, proxyAuthorization: proxyAuthorization))
 
-            if let credentials, !credentials.accept(proxyAuthorization: proxyAuthorization) {
+            let accepted = digest
+                ? credentials?.acceptDigest(
+                    proxyAuthorization: proxyAuthorization, method: method, target: target, realm: Self.realm, nonce: Self.digestNonce)
+                : credentials?.accept(proxyAuthorization: proxyAuthorization)
+            if accepted == false {
+                let challenge = digest
+                    ? "Digest realm=\"\(Self.realm)\", qop=\"auth\", nonce=\"\(Self.digestNonce)\", algorithm=SHA-256"
+                    : "Basic realm=\"\(Self.realm)\""
                 await client.refuse(
                     status: "407 Proxy Authentication Required",
-                    headers: [HeaderField(name: "Proxy-Authenticate", value: "Basic realm=\"\(Self.realm)\"")],
+                    headers: [HeaderField(name: "Proxy-Authenticate", value: challenge)],
                     body: "proxy authentication required"
                 )
             } else if method.uppercased() == "CONNECT" {

@@ -368,6 +368,36 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("Digest proxy authentication, for plain http and on a tunnel's CONNECT (AU-04, AU-09, AU-12)",
+          arguments: [false, true])
+    func digestProxyChallenge(tunnel: Bool) async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        let tls = tunnel ? OriginServer.TLSOptions(certificates: certificates) : nil
+        try await Fixture.withOrigin(tls: tls) { origin in
+            let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"), digest: true)
+            defer { Task { try? await proxy.shutdown() } }
+            let port = proxy.port
+            let delegate = ChallengeDelegate { challenge in
+                guard challenge.protectionSpace.isProxy else { return .performDefaultHandling }
+                return .useCredential(Credential(user: "fer", password: "ry pass", persistence: .none))
+            }
+            let session = try Credentials.session(delegate: delegate) {
+                $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+            }
+            let (data, response) = try await session.data(for: Fixture.request(origin.url("/bytes/1000")))
+            #expect(response.statusCode == 200)
+            #expect(data == Fixture.pattern(1000))
+            let space = try #require(delegate.challenges.first(where: \.protectionSpace.isProxy)?.protectionSpace)
+            #expect(space.authenticationMethod == .httpDigest)
+            #expect(space.realm == "ferry-proxy")
+            let last = try #require(proxy.requests.last)
+            #expect(last.method == (tunnel ? "CONNECT" : "GET"))
+            #expect(last.proxyAuthorization?.hasPrefix("Digest ") == true)
+        }
+    }
+
     @Test("an unanswered 407 on a tunnel's CONNECT is the task's response; a wrong credential ends at the cap (AU-13, AU-20)")
     func proxyChallengeOnTunnelUnanswered() async throws {
         let certificates = try await TestCertificates.generate()
