@@ -144,6 +144,41 @@ struct GatewayDecisionTests {
         }
     }
 
+    @Test("a redirect decision, and a challenge answered with a vault credential's id, after a ferryd restart (RD-02, AU-12)")
+    func redirectAndVaultAnswerAfterRestart() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let (_, other) = try await fixture.tenant()
+            let redirect = try await client.submit(Self.job(fixture.origin.url("/redirect/1"), decisions: ["redirect": "ask"]))
+            let challenge = try await client.submit(Self.job(
+                fixture.origin.url("/protected/v?schemes=digest"), decisions: ["auth_challenge": "ask"]))
+            _ = try await Self.waitForDecision(client, redirect)
+            _ = try await Self.waitForDecision(client, challenge)
+            #expect(try await fixture.server.terminate() == 0, "\(fixture.server.log)")
+
+            let restarted = try await fixture.startAnother(name: "restarted")
+            let client2 = client.with(baseURL: restarted.baseURL)
+            let other2 = other.with(baseURL: restarted.baseURL)
+            #expect((try await Self.answer(client2, redirect, ["disposition": "follow"])).status == 200)
+            // The vault credential answers by id, for its own tenant only.
+            let stored = try await GatewayVaultTests.store(
+                client2, GatewayVaultTests.passwordCredential(fixture, "digest", realm: AuthRoutes.digestRealm))
+            let foreign = try await GatewayVaultTests.store(
+                other2, GatewayVaultTests.passwordCredential(fixture, "digest", realm: AuthRoutes.digestRealm))
+            let refused = try await Self.answer(client2, challenge, ["disposition": "use_credential", "credential": ["id": foreign]])
+            #expect(refused.status == 422, "another tenant's credential: \(refused.text)")
+            let reply = try await Self.answer(client2, challenge, ["disposition": "use_credential", "credential": ["id": stored]])
+            #expect(reply.status == 200, "\(reply.text)")
+
+            let followed = try await client2.waitForState(redirect, ["succeeded", "failed", "cancelled", "waiting_for_decision"])
+            let authenticated = try await client2.waitForState(challenge, ["succeeded", "failed", "cancelled", "waiting_for_decision"])
+            _ = try await restarted.terminate()
+            #expect(followed["state"] as? String == "succeeded", "\(followed)\n\(restarted.log)")
+            #expect((followed["response"] as? [String: Any])?["url"] as? String == fixture.origin.url("/redirect/0"))
+            #expect(authenticated["state"] as? String == "succeeded", "\(authenticated)\n\(restarted.log)")
+        }
+    }
+
     @Test("answers that do not fit are 422s, a job not waiting is a 409, another tenant's job a 404, and cancel (AU-16) cancels at once")
     func refusalsAndCancel() async throws {
         try await GatewayFixture.with { fixture in
