@@ -179,6 +179,30 @@ struct GatewayDecisionTests {
         }
     }
 
+    @Test("a server-trust decision answered after a ferryd restart (TLS-07): the new ferryd replays to the handshake and trusts the chain")
+    func serverTrustAnsweredAfterRestart() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await OriginServer.withRunning(tls: .init(certificates: certificates, selfSigned: true)) { secure in
+            try await GatewayFixture.with { fixture in
+                let (_, client) = try await fixture.tenant()
+                let id = try await client.submit(Self.job(secure.url("/bytes/2048"), decisions: ["server_trust": "ask"]))
+                let waiting = Self.decision(try await Self.waitForDecision(client, id))
+                #expect(waiting["kind"] as? String == "server_trust")
+                #expect(try await fixture.server.terminate() == 0, "\(fixture.server.log)")
+
+                let restarted = try await fixture.startAnother(name: "restarted")
+                let client2 = client.with(baseURL: restarted.baseURL)
+                let reply = try await Self.answer(client2, id, ["disposition": "trust"])
+                #expect(reply.status == 200, "\(reply.text)")
+                let done = try await client2.waitForState(id, ["succeeded", "failed", "cancelled", "waiting_for_decision"])
+                _ = try await restarted.terminate()
+                #expect(done["state"] as? String == "succeeded", "\(done)\n\(restarted.log)")
+                #expect((done["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(2048))
+            }
+        }
+    }
+
     @Test("answers that do not fit are 422s, a job not waiting is a 409, another tenant's job a 404, and cancel (AU-16) cancels at once")
     func refusalsAndCancel() async throws {
         try await GatewayFixture.with { fixture in
