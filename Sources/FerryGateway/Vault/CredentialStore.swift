@@ -99,12 +99,13 @@ public struct CredentialStore: Sendable {
         return records.sorted(by: CredentialPreference.isBetter(_:than:))
     }
 
-    /// The server-trust credentials a job of `owner` may use, for every host.
-    func serverTrustCredentials(for owner: EngineSessionOwner) async throws -> [CredentialRecord] {
+    /// The server-trust and client-certificate credentials a job of `owner` may use, for every host:
+    /// what the owner's engine sessions fix into their TLS settings.
+    func connectionCredentials(for owner: EngineSessionOwner) async throws -> [CredentialRecord] {
         let rows = try await client.query(
             """
             SELECT \(unescaped: CredentialRecord.columns) FROM credentials
-            WHERE tenant_id = \(owner.tenantID) AND method = 'server_trust'
+            WHERE tenant_id = \(owner.tenantID) AND method IN ('server_trust', 'client_certificate')
               AND (persistence = 'permanent' OR session_id = \(owner.sessionID))
             ORDER BY id
             """, logger: logger)

@@ -22,27 +22,37 @@ public struct VaultOutfitter: EngineSessionOutfitter {
     public func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner) {
         configuration.credentialStorage = VaultCredentialStorage(owner: owner, store: store, logger: logger)
         configuration.trustedServerCertificates += trustedServers.certificates(for: owner)
+        configuration.hostClientIdentities += trustedServers.identities(for: owner)
     }
 
     public func fixedOutfit(for owner: EngineSessionOwner) -> String {
         trustedServers.fingerprint(for: owner)
     }
 
-    /// Reads the owner's server-trust certificates before each job: one created or deleted through
-    /// the API counts from the next job on, in every ferryd.
+    /// Reads the owner's server-trust certificates and client certificates before each job: one
+    /// created or deleted through the API counts from the next job on, in every ferryd.
     public func prepare(for owner: EngineSessionOwner) async throws {
-        var certificates: [TrustedServerCertificate] = []
-        for record in try await store.serverTrustCredentials(for: owner) {
+        var settings = VaultTrustedServers.Settings()
+        for record in try await store.connectionCredentials(for: owner).sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
             do {
-                guard case .trust(_, let pem?) = try record.opened(by: store.keyring),
-                      let certificate = TrustedServerCertificate(host: record.space.host, port: record.space.port, certificatePEM: pem)
-                else { continue }
-                certificates.append(certificate)
+                switch try record.opened(by: store.keyring) {
+                case .trust(_, let pem?):
+                    if let certificate = TrustedServerCertificate(host: record.space.host, port: record.space.port, certificatePEM: pem) {
+                        settings.certificates.append(certificate)
+                    }
+                case .identity(let identity):
+                    if let clientIdentity = identity.clientIdentity {
+                        settings.identities.append(HostClientIdentity(host: record.space.host, port: record.space.port, identity: clientIdentity))
+                        settings.identityCredentialIDs.append(record.id)
+                    }
+                default:
+                    break
+                }
             } catch {
                 logger.warning("a stored credential does not open", metadata: ["credential": "\(record.id)", "reason": "\(error)"])
             }
         }
-        trustedServers.update(certificates, for: owner)
+        trustedServers.update(settings, for: owner)
     }
 
     public func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? {

@@ -87,6 +87,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// The client certificate presented when a server asks for one (TLS-11). Nil: a server's request
     /// becomes a client-certificate challenge for the delegate, or the handshake goes on without one.
     public var clientIdentity: ClientIdentity?
+    /// Client certificates for particular hosts, used where `clientIdentity` is nil (TLS-11).
+    public var hostClientIdentities: [HostClientIdentity] = []
     /// Accept any server certificate, unchecked (`ferry get -k`). Nothing else ever skips server trust
     /// evaluation; pins are still checked, as curl does.
     public var skipsServerTrustEvaluation = false

@@ -66,7 +66,9 @@ final class TLSHandshakeHook: @unchecked Sendable {
         // a failure after going on without one is explained (TLS 1.3 servers refuse after the handshake).
         var watchesClientCertificate = false
         if configuration.clientIdentity == nil {
-            if case .use(let identity) = decisions.identityAnswer(for: server) {
+            if let configured = configuration.hostClientIdentities.first(where: { $0.applies(to: server) }) {
+                try configured.identity.apply(to: easy)
+            } else if case .use(let identity) = decisions.identityAnswer(for: server) {
                 try identity.apply(to: easy)
             } else {
                 watchesClientCertificate = true

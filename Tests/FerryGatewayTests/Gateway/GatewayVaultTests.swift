@@ -228,6 +228,41 @@ struct GatewayVaultTests {
         }
     }
 
+    @Test("a stored client certificate is presented to its host only, for its own tenant (TLS-11, AU-17)")
+    func clientCertificate() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await GatewayFixture.with { fixture in
+            try await OriginServer.withRunning(tls: .init(certificates: certificates, requireClientCertificate: true)) { secure in
+                let (_, client) = try await fixture.tenant()
+                let (_, other) = try await fixture.tenant()
+                let url = "https://127.0.0.1:\(secure.port)/bytes/64"
+                let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port]
+                // Both tenants trust the server's own certificate; only one has the client certificate.
+                for tenant in [client, other] {
+                    _ = try await Self.store(tenant, [
+                        "protection_space": space.merging(["method": "server_trust"]) { $1 },
+                        "ca_certificate": certificates.serverCertificatePEM])
+                }
+                let job: [String: Any] = ["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]
+                let without = try await Self.finished(client, try await client.submit(job))
+                #expect(without["state"] as? String == "failed", "the server refuses a client without a certificate: \(without)")
+
+                let identity = certificates.clientCertificatePEM + certificates.clientKeyPEM
+                let stored = try await client.post("/v1/credentials", json: [
+                    "protection_space": space.merging(["method": "client_certificate"]) { $1 }, "identity": identity])
+                #expect(stored.status == 201, "\(stored.text)")
+                #expect(!stored.text.contains("PRIVATE KEY"))
+                let with = try await Self.finished(client, try await client.submit(job))
+                #expect(with["state"] as? String == "succeeded", "\(with)")
+                #expect((with["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(64))
+
+                let stranger = try await Self.finished(other, try await other.submit(job))
+                #expect(stranger["state"] as? String == "failed", "another tenant's jobs present no certificate: \(stranger)")
+            }
+        }
+    }
+
     @Test("bad credentials get field errors that never repeat the secret")
     func validation() async throws {
         try await GatewayFixture.with { fixture in
