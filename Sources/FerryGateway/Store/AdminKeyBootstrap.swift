@@ -16,24 +16,18 @@ public enum AdminKeyBootstrap {
         if let text = try? String(contentsOfFile: path, encoding: .utf8), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             key = APIKey(text: text.trimmingCharacters(in: .whitespacesAndNewlines))
         } else {
-            key = APIKey.generate()
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw AdminKeyError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            let made = APIKey.generate()
+            if try PrivateFile.createOnce(path, contents: made.text + "\n", directory: dataDirectory) {
+                key = made
+                logger.notice("created the admin API key", metadata: ["file": "\(path)"])
+            } else {
+                // Another ferryd made it a moment ago; an empty file is no key.
+                let text = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                guard !text.isEmpty else { throw PrivateFile.CannotCreate(description: "\(path) exists but holds no key") }
+                key = APIKey(text: text)
             }
-            let line = Array((key.text + "\n").utf8)
-            let written = write(descriptor, line, line.count)
-            close(descriptor)
-            guard written == line.count else { throw AdminKeyError(message: "cannot write \(path)") }
-            logger.notice("created the admin API key", metadata: ["file": "\(path)"])
         }
         try await keys.registerAdminKey(key, label: "admin.key")
         logger.info("admin API key is in the key file", metadata: ["file": "\(path)"])
-    }
-
-    struct AdminKeyError: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
     }
 }

@@ -20,8 +20,8 @@ public enum VaultKeySource: Sendable, Equatable {
             return try Self.readKeyFile(path)
         case .defaultFile(let dataDirectory):
             let path = "\(dataDirectory)/\(Self.defaultFileName)"
-            if !FileManager.default.fileExists(atPath: path) {
-                try Self.createKeyFile(path, dataDirectory: dataDirectory)
+            if !FileManager.default.fileExists(atPath: path),
+               try PrivateFile.createOnce(path, contents: VaultKey.generateText() + "\n", directory: dataDirectory) {
                 logger.notice("created a vault key; give every ferryd on this database the same key", metadata: ["file": "\(path)"])
             }
             return try Self.readKeyFile(path)
@@ -38,26 +38,6 @@ public enum VaultKeySource: Sendable, Equatable {
             return try VaultKeyring(keys: try lines.map { try VaultKey(base64: $0) })
         } catch let error as VaultError {
             throw VaultError.keyFile("\(path): \(error)")
-        }
-    }
-
-    /// Written to a private temporary file, then linked into place: a ferryd starting at the same
-    /// moment either makes the file or finds it whole, never half written.
-    private static func createKeyFile(_ path: String, dataDirectory: String) throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        let temporary = "\(path).\(UUID().uuidString).tmp"
-        defer { unlink(temporary) }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw VaultError.keyFile("cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let line = Array((VaultKey.generateText() + "\n").utf8)
-        let written = write(descriptor, line, line.count)
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == line.count, synced == 0 else { throw VaultError.keyFile("cannot write \(temporary)") }
-        guard link(temporary, path) == 0 || errno == EEXIST else {
-            throw VaultError.keyFile("cannot create \(path): \(String(cString: strerror(errno)))")
         }
     }
 }
