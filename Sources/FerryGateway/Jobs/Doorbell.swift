@@ -26,7 +26,8 @@ struct Doorbell: Sendable {
         /// Returns when the bell rings or `pollInterval` passes, whichever is first.
         mutating func wait(atMost pollInterval: Duration) async {
             let poll = Task { [bell] in
-                try? await Task.sleep(for: pollInterval)
+                // Cancelled once the bell rang: ringing then would wake the next wait at once.
+                guard (try? await Task.sleep(for: pollInterval)) != nil else { return }
                 bell.ring()
             }
             _ = await iterator.next()

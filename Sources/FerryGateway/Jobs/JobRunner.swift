@@ -242,6 +242,7 @@ struct JobRunner: Sendable {
             let progress = transfer.progress
             let elapsed = Double((now - lastBeat).components.seconds) + Double((now - lastBeat).components.attoseconds) / 1e18
             if elapsed > 0 { rate = Int64(Double(progress.bytesReceived - lastBytes) / elapsed) }
+            let moved = progress.bytesReceived != lastBytes
             lastBeat = now
             lastBytes = progress.bytesReceived
             beats += 1
@@ -249,19 +250,20 @@ struct JobRunner: Sendable {
             if beats % resumeDataEveryBeats == 0, let snapshot = await task.resumeDataSnapshot(), let data = try? snapshot.jsonData() {
                 resumeText = String(decoding: data, as: UTF8.self)
             }
+            let stored = JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate)
             let answer: JobQueue.HeartbeatAnswer
             do {
                 answer = try await queue.heartbeat(
-                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds,
-                    progress: JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate),
-                    resumeData: resumeText)
+                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
             } catch {
                 // The database is briefly away: keep transferring; the lease has time to spare.
                 logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
                 continue
             }
             switch answer {
-            case .carryOn: break
+            case .carryOn:
+                // For live event streams; a lost notification costs a stream one progress line.
+                if moved { try? await queue.announce(stored, job: job.id, tenant: job.tenantID) }
             case .stopRequested("cancel"): stop(task, transfer: transfer, reason: .cancel)
             case .stopRequested: stop(task, transfer: transfer, reason: .pause)
             case .leaseLost: stop(task, transfer: transfer, reason: .leaseLost)

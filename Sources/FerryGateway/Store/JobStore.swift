@@ -10,11 +10,14 @@ public struct JobStore: Sendable {
     let logger: Logger
     /// Queued-job limit for tenants without their own (`tenants.max_queued_jobs`).
     let defaultMaxQueuedJobs: Int
+    private let wakeup: QueueWakeup
+    private let queueRoom = QueueRoomEstimates()
 
     public init(client: PostgresClient, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
         self.client = client
         self.logger = logger
         self.defaultMaxQueuedJobs = defaultMaxQueuedJobs
+        self.wakeup = QueueWakeup(client: client, logger: logger)
     }
 
     /// Which jobs a caller may touch: one tenant's, or (the admin) every tenant's.
@@ -39,14 +42,29 @@ public struct JobStore: Sendable {
     public func submit(
         _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, bodyDigest: Data
     ) async throws -> SubmitOutcome {
+        let outcome = try await insertOrReplay(job, tenant: tenant, idempotencyKey: idempotencyKey, bodyDigest: bodyDigest)
+        if case .created = outcome { wakeup.ring() }
+        return outcome
+    }
+
+    private func insertOrReplay(
+        _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, bodyDigest: Data
+    ) async throws -> SubmitOutcome {
         let logger = self.logger
         let defaultMaxQueued = defaultMaxQueuedJobs
+        let queueRoom = self.queueRoom
+        let countRoom = !queueRoom.maySkipCount(tenant: tenant)
+        // The queue's room and the session are checked by the insert itself.
+        func insert(hash: Data?, on connection: PostgresConnection) async throws -> JobRecord {
+            let inserted = try await Self.insert(
+                job, tenant: tenant, idempotencyKey: idempotencyKey, hash: hash, countRoom: countRoom, defaultMaxQueued: defaultMaxQueued,
+                on: connection, logger: logger)
+            if let room = inserted.room { queueRoom.record(tenant: tenant, waiting: room.waiting, limit: room.limit) }
+            return inserted.job
+        }
         if idempotencyKey == nil, !(job.request.body?.refersToStoredContent ?? false) {
-            // The common case: the queue's room and the session are checked by the insert itself,
-            // one statement, one round trip.
-            return .created(try await client.withConnection { connection in
-                try await Self.insert(job, tenant: tenant, idempotencyKey: nil, hash: nil, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger)
-            })
+            // The common case: one statement, one round trip.
+            return .created(try await client.withConnection { connection in try await insert(hash: nil, on: connection) })
         }
         return try await client.withTransaction(logger: logger) { connection in
             if let key = idempotencyKey, let existing = try await Self.job(idempotencyKey: key, tenant: tenant, on: connection, logger: logger) {
@@ -57,21 +75,22 @@ public struct JobStore: Sendable {
                 return .replayed(existing.job)
             }
             try await Self.checkBodySource(job.request.body, tenant: tenant, on: connection, logger: logger)
-            let hash: Data? = idempotencyKey == nil ? nil : bodyDigest
-            return .created(try await Self.insert(
-                job, tenant: tenant, idempotencyKey: idempotencyKey, hash: hash, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger))
+            return .created(try await insert(hash: idempotencyKey == nil ? nil : bodyDigest, on: connection))
         }
     }
 
-    /// Inserts the job if the tenant's queue has room, and notifies the workers, in one statement.
+    /// Inserts the job if the tenant's queue has room, in one statement. With `countRoom` false the
+    /// waiting jobs are not counted (`QueueRoomEstimates` says there is room) and no `room` comes back;
+    /// otherwise `room` is the waiting jobs, this one included, and the tenant's limit.
     private static func insert(
-        _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, hash: Data?, defaultMaxQueued: Int,
+        _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, hash: Data?, countRoom: Bool, defaultMaxQueued: Int,
         on connection: PostgresConnection, logger: Logger
-    ) async throws -> JobRecord {
+    ) async throws -> (job: JobRecord, room: (waiting: Int64, limit: Int64)?) {
         let rows = try await connection.query(
             """
             WITH room AS (
-                SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying')) AS queued,
+                SELECT CASE WHEN \(countRoom) THEN (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying'))
+                            ELSE 0 END AS queued,
                        coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultMaxQueued)) AS cap
             ), inserted AS (
                 INSERT INTO jobs (tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
@@ -83,12 +102,14 @@ public struct JobStore: Sendable {
                       SELECT 1 FROM sessions s WHERE s.id = \(job.sessionID) AND s.tenant_id = \(tenant) AND s.invalidated_at IS NULL))
                 ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
                 RETURNING *
-            ), wake AS (
-                SELECT pg_notify(\(JobQueue.channel), '') FROM inserted
             )
-            SELECT \(unescaped: JobRecord.columns) FROM inserted, (SELECT count(*) FROM wake) AS woken
+            SELECT \(unescaped: JobRecord.columns), (SELECT queued + 1 FROM room)::bigint, (SELECT cap FROM room)::bigint FROM inserted
             """, logger: logger)
-        for try await row in rows { return try JobRecord(row: row) }
+        for try await row in rows {
+            let columns = row.makeRandomAccess()
+            let room = (waiting: try columns[JobRecord.columnCount].decode(Int64.self), limit: try columns[JobRecord.columnCount + 1].decode(Int64.self))
+            return (try JobRecord(row: row), countRoom ? room : nil)
+        }
         // Nothing inserted: the session is not usable or the queue is full (these throw saying
         // which), or another request with the same key won the race between its check and the insert.
         if let session = job.sessionID { try await checkSession(session, tenant: tenant, on: connection, logger: logger) }

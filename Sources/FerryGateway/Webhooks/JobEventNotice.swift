@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a NOTIFY on `JobEventFeed.channel` says: a stored event (its row is read from `job_events`)
-/// or a running job's progress, which travels only in the notification.
+/// What `JobEventFeed` tells its subscribers: a stored event (its row is read from `job_events`), or
+/// a running job's progress, which travels only in a notification.
 public enum JobEventNotice: Sendable, Equatable {
     case stored(event: Int64, tenant: UUID, job: UUID, type: String)
     case progress(JobProgressNotice)
@@ -10,29 +10,21 @@ public enum JobEventNotice: Sendable, Equatable {
     /// ferryd is shutting down: no more notices will come.
     case closing
 
-    /// The payload as the triggers of migrations/0003 write it.
-    private struct Payload: Decodable {
+    /// A progress notification's payload, as `JobQueue.announce` writes it.
+    struct ProgressPayload: Codable {
+        var progress = true
         var tenant: UUID
         var job: UUID
-        var event: Int64?
-        var type: String?
-        var progress: Bool?
-        var bytes_done: Int64?
+        var bytes_done: Int64
         var bytes_expected: Int64?
         var rate: Int64?
     }
 
     /// Parses a notification's payload; nil for anything else.
     init?(payload: String) {
-        guard let parsed = try? JSONDecoder().decode(Payload.self, from: Data(payload.utf8)) else { return nil }
-        if parsed.progress == true, let done = parsed.bytes_done {
-            self = .progress(JobProgressNotice(
-                tenant: parsed.tenant, job: parsed.job, bytesDone: done, bytesExpected: parsed.bytes_expected, rate: parsed.rate))
-        } else if let event = parsed.event, let type = parsed.type {
-            self = .stored(event: event, tenant: parsed.tenant, job: parsed.job, type: type)
-        } else {
-            return nil
-        }
+        guard let parsed = try? JSONDecoder().decode(ProgressPayload.self, from: Data(payload.utf8)), parsed.progress else { return nil }
+        self = .progress(JobProgressNotice(
+            tenant: parsed.tenant, job: parsed.job, bytesDone: parsed.bytes_done, bytesExpected: parsed.bytes_expected, rate: parsed.rate))
     }
 }
 

@@ -52,6 +52,32 @@ struct JobEventStore: Sendable {
         return nil
     }
 
+    /// Which job an event is of, without the job itself: what `JobEventFeed` tells subscribers.
+    struct EventHeading: Sendable {
+        var id: Int64
+        var tenant: UUID
+        var job: UUID
+        var type: String
+    }
+
+    /// Every tenant's events with ids above `after`, oldest first.
+    func eventsOfEveryTenant(after: Int64, limit: Int) async throws -> [EventHeading] {
+        let rows = try await client.query(
+            "SELECT id, tenant_id, job_id, type FROM job_events WHERE id > \(after) ORDER BY id LIMIT \(limit)", logger: logger)
+        var headings: [EventHeading] = []
+        for try await (id, tenant, job, type) in rows.decode((Int64, UUID, UUID, String).self) {
+            headings.append(EventHeading(id: id, tenant: tenant, job: job, type: type))
+        }
+        return headings
+    }
+
+    /// The id of the newest event of any tenant (0 when none): where `JobEventFeed` starts.
+    func latestEventID() async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM job_events", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return 0
+    }
+
     /// The id of the tenant's latest event (0 when none): where a stream without Last-Event-ID starts.
     func latestEvent(tenant: UUID) async throws -> Int64 {
         let rows = try await client.query("SELECT coalesce(max(id), 0) FROM job_events WHERE tenant_id = \(tenant)", logger: logger)
