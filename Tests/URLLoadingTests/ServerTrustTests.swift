@@ -4,7 +4,8 @@ import Testing
 import URLLoadingTestSupport
 
 /// Server trust: challenges through the delegate, built-in policies (extra CAs, public-key pins,
-/// per-host certificates), and default evaluation exactly as curl does it (TLS-01 ... TLS-09, AU-05, AU-07).
+/// per-host certificates, CAs and pins), and default evaluation exactly as curl does it (TLS-01 ...
+/// TLS-09, AU-05, AU-07).
 @Suite("Server trust", .timeLimit(.minutes(3)))
 struct ServerTrustTests {
     /// Runs `body` against an https origin presenting a self-signed certificate (or the test CA's, when
@@ -251,6 +252,93 @@ struct ServerTrustTests {
                 $0.pinnedPublicKeys = [wrongPin]
             }
             #expect(await failure(mispinned, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
+        }
+    }
+
+    @Test("TLS-02: a per-host CA makes its host's chain trusted, for that host and port only, hop by hop")
+    func perHostCertificateAuthority() async throws {
+        try await withOrigin(selfSigned: false) { origin, certificates in
+            let byName = origin.url("/bytes/10")
+            let byAddress = byName.replacingOccurrences(of: "localhost", with: "127.0.0.1")
+            let authority = try #require(HostTrustedCA(host: "LOCALHOST", port: origin.port, certificatesPEM: certificates.caCertificatePEM))
+            let trusting = try Fixture.session { $0.hostTrustedCAs = [authority] }
+            #expect(try await trusting.data(for: Fixture.request(byName)).0 == Fixture.pattern(10))
+            #expect(await failure(trusting, byAddress)?.code == .serverCertificateUntrusted)
+            // A redirect to another host does not take the CA along.
+            let redirect = origin.url("/redirect-to?url=\(byAddress)")
+            #expect(await failure(trusting, redirect)?.code == .serverCertificateUntrusted)
+            #expect(origin.requests.map(\.path) == ["/bytes/10", "/redirect-to"])
+
+            let otherPort = try Fixture.session {
+                $0.hostTrustedCAs = [try! #require(HostTrustedCA(host: "localhost", port: origin.port + 1, certificatesPEM: certificates.caCertificatePEM))]
+            }
+            #expect(await failure(otherPort, byName)?.code == .serverCertificateUntrusted)
+            #expect(HostTrustedCA(host: "localhost", certificatesPEM: "not a certificate") == nil)
+        }
+    }
+
+    @Test("TLS-08: per-host pins hold for their host only: a redirect to another host is not pinned, and a mismatch says so")
+    func perHostPins() async throws {
+        try await withOrigin(selfSigned: false) { origin, certificates in
+            let pin = try await certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)
+            let wrongPin = try await certificates.publicKeyPin(ofCertificateAt: certificates.caCertificatePath)
+            let byName = origin.url("/bytes/10")
+            let byAddress = byName.replacingOccurrences(of: "localhost", with: "127.0.0.1")
+            let pinned = { (pins: Set<String>, session: [String]) in
+                try Fixture.session {
+                    $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                    $0.pinnedPublicKeys = session
+                    $0.hostPinnedPublicKeys = [HostPinnedPublicKeys(host: "127.0.0.1", port: origin.port, pins: pins)]
+                }
+            }
+            let mispinned = try pinned([wrongPin], [])
+            #expect(try await mispinned.data(for: Fixture.request(byName)).0 == Fixture.pattern(10))
+            let error = await failure(mispinned, byAddress)
+            #expect(error?.code == .serverCertificateUntrusted)
+            #expect(error?.message.contains("matches none of the pinned public keys") == true, "\(String(describing: error))")
+            // Hop by hop: the first hop (localhost) is not pinned, the second (127.0.0.1) is.
+            #expect(await failure(mispinned, origin.url("/redirect-to?url=\(byAddress)"))?.code == .serverCertificateUntrusted)
+
+            let rightlyPinned = try pinned([wrongPin, pin], [])
+            #expect(try await rightlyPinned.data(for: Fixture.request(origin.url("/redirect-to?url=\(byAddress)"))).0 == Fixture.pattern(10))
+            // With session-wide pins as well, the key must satisfy both.
+            #expect(try await pinned([pin], [pin, wrongPin]).data(for: Fixture.request(byAddress)).0 == Fixture.pattern(10))
+            let disjoint = await failure(try pinned([pin], [wrongPin]), byAddress)
+            #expect(disjoint?.message.contains("both the session's pins and the pins for 127.0.0.1:\(origin.port)") == true,
+                    "\(String(describing: disjoint))")
+            #expect(throws: ConfigurationError.self) { try pinned(["sha256//short"], []) }
+        }
+    }
+
+    @Test("TLS-08, TLS-02: a connection made without a host's pin or CA is not reused for a session that has them, nor the other way")
+    func perHostSettingsAndConnectionReuse() async throws {
+        try await withOrigin(selfSigned: false) { origin, certificates in
+            let loops = try CurlLoopGroup(loopCount: 1)
+            defer { loops.shutdown() }
+            let wrongPin = try await certificates.publicKeyPin(ofCertificateAt: certificates.caCertificatePath)
+            let url = origin.url("/bytes/10")
+            let unpinned = try Fixture.session {
+                $0.loopGroup = loops
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+            }
+            #expect(try await unpinned.data(for: Fixture.request(url)).0 == Fixture.pattern(10))
+            // Equal settings do share the connection, so what follows is a real test of reuse.
+            #expect(try await Session(configuration: unpinned.configuration).data(for: Fixture.request(url)).0 == Fixture.pattern(10))
+            #expect(origin.connectionCount == 1)
+            let mispinned = try Fixture.session {
+                $0.loopGroup = loops
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.hostPinnedPublicKeys = [HostPinnedPublicKeys(host: "localhost", pins: [wrongPin])]
+            }
+            #expect(await failure(mispinned, url)?.code == .serverCertificateUntrusted)
+
+            let trusting = try Fixture.session {
+                $0.loopGroup = loops
+                $0.hostTrustedCAs = [try! #require(HostTrustedCA(host: "localhost", certificatesPEM: certificates.caCertificatePEM))]
+            }
+            #expect(try await trusting.data(for: Fixture.request(url)).0 == Fixture.pattern(10))
+            let plain = try Fixture.session { $0.loopGroup = loops }
+            #expect(await failure(plain, url)?.code == .serverCertificateUntrusted)
         }
     }
 

@@ -891,7 +891,7 @@ enum OpenAPIDocument {
           "credentials"
         ],
         "summary": "Store a credential",
-        "description": "Jobs whose server challenges the protection space (401) answer with it, without a credential of their own: the tenant's permanent credentials serve every job of the tenant, a session's only that session's jobs. The session's own come before the tenant's, one naming the realm before one for any realm, then the newest. A credential the server refuses is tried once per job; the job then fails with `authentication_failed`. A server_trust credential's `ca_certificate` is trusted as the server's own certificate for that host and port (a self-signed server); a client_certificate identity is presented to its host and port when that server asks for a client certificate. server_trust `pins`, and a `ca_certificate` that is a private CA rather than the server's own certificate, are stored but not yet used by jobs (the engine applies pins and extra CAs to a whole session, not per host).",
+        "description": "Jobs whose server challenges the protection space (401) answer with it, without a credential of their own: the tenant's permanent credentials serve every job of the tenant, a session's only that session's jobs. The session's own come before the tenant's, one naming the realm before one for any realm, then the newest. A credential the server refuses is tried once per job; the job then fails with `authentication_failed`. Connection credentials apply to their host and port only, for the owner's jobs only, from the next job after they are stored: a server_trust credential's `ca_certificate` is trusted both as the server's own certificate (a self-signed server; host names are not checked) and as a CA the server's chain may end at (a private CA; the chain is verified and the host name checked), in addition to the system's CAs; its `pins` then require the server's public key to be one of them (a mismatch fails the job with `server_certificate_untrusted`, saying the public key matches none of the pins); a client_certificate identity is presented when that server asks for a client certificate.",
         "requestBody": {
           "required": true,
           "content": {
@@ -3748,11 +3748,12 @@ enum OpenAPIDocument {
             "items": {
               "type": "string",
               "pattern": "^sha256//"
-            }
+            },
+            "description": "SHA-256 public-key pins (`sha256//` and the base64 of the SHA-256 of the SubjectPublicKeyInfo): the server at this host and port must present a certificate whose public key is one of them. A pin only narrows trust: the certificate must still be trusted (by the system's CAs or this credential's `ca_certificate`)."
           },
           "ca_certificate": {
             "type": "string",
-            "description": "PEM. Trusted as the server's own certificate, for this host and port only (a self-signed server)."
+            "description": "PEM. Trusted for this host and port only, both as the server's own certificate (a self-signed server) and as a CA that issued the server's certificate (a private CA), in addition to the system's CAs."
           }
         }
       },

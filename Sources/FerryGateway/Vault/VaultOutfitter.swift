@@ -3,12 +3,13 @@ import Logging
 import URLLoading
 
 /// Gives every engine session its owner's vault: a `VaultCredentialStorage` for default handling of
-/// 401 challenges (AU-14), the certificates of its server-trust credentials (TLS-03, see
-/// `VaultTrustedServers`), and the explanation of a job's 401 that a stored credential did not answer.
+/// 401 challenges (AU-14), what its server-trust and client-certificate credentials make each host's
+/// TLS do (certificates and CAs trusted, public keys pinned, client certificates presented: TLS-02,
+/// TLS-03, TLS-08, TLS-11, see `VaultTrustedServers`), and the explanation of a job's 401 that a
+/// stored credential did not answer.
 ///
-/// Client-certificate credentials and server-trust pins are stored and checked but not applied: the
-/// engine takes a client identity and public-key pins per session, not per host, and an engine
-/// session serves every host an owner's jobs reach.
+/// Everything connection-level applies per host and port, for the owner's engine sessions only: an
+/// engine session serves every host an owner's jobs reach, and another tenant's sessions never see it.
 public struct VaultOutfitter: EngineSessionOutfitter {
     let store: CredentialStore
     let logger: Logger
@@ -21,29 +22,38 @@ public struct VaultOutfitter: EngineSessionOutfitter {
 
     public func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner) {
         configuration.credentialStorage = VaultCredentialStorage(owner: owner, store: store, logger: logger)
-        configuration.trustedServerCertificates += trustedServers.certificates(for: owner)
-        configuration.hostClientIdentities += trustedServers.identities(for: owner)
+        let settings = trustedServers.settings(for: owner)
+        configuration.trustedServerCertificates += settings.certificates
+        configuration.hostTrustedCAs += settings.authorities
+        configuration.hostPinnedPublicKeys += settings.pins
+        configuration.hostClientIdentities += settings.identities
     }
 
     public func fixedOutfit(for owner: EngineSessionOwner) -> String {
         trustedServers.fingerprint(for: owner)
     }
 
-    /// Reads the owner's server-trust certificates and client certificates before each job: one
-    /// created or deleted through the API counts from the next job on, in every ferryd.
+    /// Reads the owner's server-trust and client-certificate credentials before each job: one created
+    /// or deleted through the API counts from the next job on, in every ferryd.
     public func prepare(for owner: EngineSessionOwner) async throws {
         var settings = VaultTrustedServers.Settings()
         for record in try await store.connectionCredentials(for: owner).sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
+            let (host, port) = (record.space.host, record.space.port)
             do {
                 switch try record.opened(by: store.keyring) {
-                case .trust(_, let pem?):
-                    if let certificate = TrustedServerCertificate(host: record.space.host, port: record.space.port, certificatePEM: pem) {
+                case .trust(let pins, let pem):
+                    // Both ways for a ca_certificate: see `VaultTrustedServers`.
+                    if let pem, let certificate = TrustedServerCertificate(host: host, port: port, certificatePEM: pem),
+                       let authority = HostTrustedCA(host: host, port: port, certificatesPEM: pem) {
                         settings.certificates.append(certificate)
+                        settings.authorities.append(authority)
                     }
+                    if !pins.isEmpty { settings.pins.append(HostPinnedPublicKeys(host: host, port: port, pins: Set(pins))) }
+                    settings.credentialIDs.append(record.id)
                 case .identity(let identity):
                     if let clientIdentity = identity.clientIdentity {
-                        settings.identities.append(HostClientIdentity(host: record.space.host, port: record.space.port, identity: clientIdentity))
-                        settings.identityCredentialIDs.append(record.id)
+                        settings.identities.append(HostClientIdentity(host: host, port: port, identity: clientIdentity))
+                        settings.credentialIDs.append(record.id)
                     }
                 default:
                     break

@@ -35,8 +35,9 @@ enum CurlErrorMapping {
             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CACERT_BADFILE,
             CURLE_USE_SSL_FAILED:
             (.secureConnectionFailed, "the TLS connection could not be established")
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            (.serverCertificateUntrusted, "the server's certificate is not trusted")
+        case CURLE_PEER_FAILED_VERIFICATION: (.serverCertificateUntrusted, "the server's certificate is not trusted")
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            (.serverCertificateUntrusted, "the server's public key matches none of the pinned public keys")
         case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CLIENTCERT:
             (.clientCertificateRejected, "the client certificate could not be used")
         case CURLE_LOGIN_DENIED, CURLE_REMOTE_ACCESS_DENIED:

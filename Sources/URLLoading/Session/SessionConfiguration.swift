@@ -79,9 +79,15 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var tlsMaximumVersion: TLSVersion?
     /// Extra certificate authorities (PEM) trusted in addition to the system store.
     public var additionalTrustedCAsPEM: String?
+    /// Certificate authorities trusted for particular hosts only, in addition to the system store and
+    /// `additionalTrustedCAsPEM`, e.g. a private CA of one internal server (TLS-02).
+    public var hostTrustedCAs: [HostTrustedCA] = []
     /// SHA-256 public-key pins, `sha256//BASE64` as curl writes them (see `PublicKeyPin`): the server's
     /// leaf key must be one of them. A pin only tightens trust, the chain must still be trusted (TLS-08, TLS-09).
     public var pinnedPublicKeys: [String] = []
+    /// Public-key pins for particular hosts, on top of `pinnedPublicKeys` (TLS-08, TLS-09): a session
+    /// reaching many hosts pins each server's key without pinning the others to it.
+    public var hostPinnedPublicKeys: [HostPinnedPublicKeys] = []
     /// Certificates trusted for one host each whatever the trust store says, e.g. a self-signed server (TLS-03).
     public var trustedServerCertificates: [TrustedServerCertificate] = []
     /// The client certificate presented when a server asks for one (TLS-11). Nil: a server's request
@@ -170,7 +176,7 @@ public struct SessionConfiguration: Sendable, Equatable {
         if let low = tlsMinimumVersion, let high = tlsMaximumVersion, low > high {
             throw ConfigurationError("tlsMinimumVersion \(low.rawValue) is above tlsMaximumVersion \(high.rawValue)")
         }
-        if let pin = pinnedPublicKeys.first(where: { !PublicKeyPin.isValid($0) }) {
+        if let pin = (pinnedPublicKeys + hostPinnedPublicKeys.flatMap(\.pins)).first(where: { !PublicKeyPin.isValid($0) }) {
             throw ConfigurationError("'\(pin)' is not a public-key pin (sha256// and the Base64 of 32 bytes)")
         }
         if let proxy, !(1...65535).contains(proxy.port) {

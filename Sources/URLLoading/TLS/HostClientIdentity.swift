@@ -1,6 +1,6 @@
 /// A client certificate presented to one host (and port) only, when that server asks for one
 /// (TLS-11): a session that reaches many hosts can hold a different identity for each.
-public struct HostClientIdentity: Sendable, Equatable {
+public struct HostClientIdentity: Sendable, Equatable, HostScoped {
     public var host: String
     /// Nil: any port of the host.
     public var port: Int?
@@ -10,9 +10,5 @@ public struct HostClientIdentity: Sendable, Equatable {
         self.host = host.lowercased()
         self.port = port
         self.identity = identity
-    }
-
-    func applies(to server: ConnectionDecisions.Server) -> Bool {
-        host == server.host && (port == nil || port == server.port)
     }
 }

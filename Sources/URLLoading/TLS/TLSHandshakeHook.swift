@@ -50,8 +50,9 @@ final class TLSHandshakeHook: @unchecked Sendable {
     }
 
     /// Sets up trust and client-certificate handling of a TLS request on `easy`; nil when curl's own
-    /// handling is all it needs. Without a delegate or per-host certificates no trust callback is
-    /// installed: default evaluation is exactly curl's (TLS-02).
+    /// handling is all it needs. The server's own pins and CAs are curl's to enforce (`HostTrustOptions`).
+    /// Without a delegate or per-host certificates no trust callback is installed: default evaluation
+    /// is exactly curl's (TLS-02).
     static func install(on easy: EasyHandle, request: TransferRequest, session: Session) throws(TransferError) -> TLSHandshakeHook? {
         let configuration = session.configuration
         let scheme = request.url.scheme?.lowercased() ?? ""
@@ -59,6 +60,7 @@ final class TLSHandshakeHook: @unchecked Sendable {
         let server = ConnectionDecisions.Server(
             host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
             port: request.url.port ?? (scheme == "https" ? 443 : 990))
+        try HostTrustOptions.apply(to: easy, configuration: configuration, server: server, url: request.url)
         let decisions = session.connectionDecisions
         let asksDelegate = session.delegate != nil
 

@@ -4,7 +4,7 @@ import Foundation
 /// development server's (TLS-03). Only this exact certificate is trusted, and only for this host (and
 /// port, when given); host names are not checked against it, the certificate itself is the identity.
 /// Public-key pins still apply on top (TLS-08).
-public struct TrustedServerCertificate: Sendable, Hashable {
+public struct TrustedServerCertificate: Sendable, Hashable, HostScoped {
     public var host: String
     /// Nil: any port of the host.
     public var port: Int?
@@ -21,9 +21,5 @@ public struct TrustedServerCertificate: Sendable, Hashable {
     public init?(host: String, port: Int? = nil, certificatePEM: String) {
         guard let certificate = PEMCertificates.decode(certificatePEM).first else { return nil }
         self.init(host: host, port: port, certificate: certificate)
-    }
-
-    func applies(to server: ConnectionDecisions.Server) -> Bool {
-        host == server.host && (port == nil || port == server.port)
     }
 }

@@ -37,6 +37,24 @@ struct GatewayVaultTests {
         return job
     }
 
+    /// A gateway and an https origin on loopback presenting the certificates of a fresh `TestCertificates`
+    /// (the test CA's server certificate, unless `tls` says otherwise), which the test gets too.
+    static func withSecureOrigin(
+        _ tls: (TestCertificates) -> OriginServer.TLSOptions = { OriginServer.TLSOptions(certificates: $0) },
+        _ body: (GatewayFixture, OriginServer, TestCertificates) async throws -> Void
+    ) async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await GatewayFixture.with { fixture in
+            try await OriginServer.withRunning(tls: tls(certificates)) { secure in try await body(fixture, secure, certificates) }
+        }
+    }
+
+    /// A download job of `url`, tried once.
+    static func download(url: String) -> [String: Any] {
+        ["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]
+    }
+
     static func finished(_ client: GatewayClient, _ id: String) async throws -> [String: Any] {
         try await client.waitForState(id, ["succeeded", "failed", "cancelled"])
     }
@@ -205,61 +223,105 @@ struct GatewayVaultTests {
 
     @Test("a server_trust credential's certificate lets jobs reach that self-signed server, and only from the next job after it is stored (TLS-03)")
     func serverTrust() async throws {
-        let certificates = try await TestCertificates.generate()
-        defer { certificates.remove() }
-        try await GatewayFixture.with { fixture in
-            try await OriginServer.withRunning(tls: .init(certificates: certificates, selfSigned: true)) { secure in
-                let (_, client) = try await fixture.tenant()
-                let (_, other) = try await fixture.tenant()
-                let url = "https://127.0.0.1:\(secure.port)/bytes/64"
-                let refused = try await Self.finished(client, try await client.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
-                #expect(refused["state"] as? String == "failed", "a self-signed server is not trusted by default: \(refused)")
+        try await Self.withSecureOrigin({ .init(certificates: $0, selfSigned: true) }) { fixture, secure, certificates in
+            let (_, client) = try await fixture.tenant()
+            let (_, other) = try await fixture.tenant()
+            let job = Self.download(url: "https://127.0.0.1:\(secure.port)/bytes/64")
+            let refused = try await Self.finished(client, try await client.submit(job))
+            #expect(refused["state"] as? String == "failed", "a self-signed server is not trusted by default: \(refused)")
 
-                let selfSigned = try String(contentsOfFile: certificates.selfSignedServerCertificatePath, encoding: .utf8)
-                let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port, "method": "server_trust"]
-                let created = try await client.post("/v1/credentials", json: ["protection_space": space, "ca_certificate": selfSigned])
-                #expect(created.status == 201, "\(created.text)")
-                #expect(created["secret_kind"] as? String == "trust")
-                let trusted = try await Self.finished(client, try await client.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
-                #expect(trusted["state"] as? String == "succeeded", "\(trusted)")
-                let stranger = try await Self.finished(other, try await other.submit(["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]))
-                #expect(stranger["state"] as? String == "failed", "another tenant does not trust it: \(stranger)")
-            }
+            let selfSigned = try String(contentsOfFile: certificates.selfSignedServerCertificatePath, encoding: .utf8)
+            let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port, "method": "server_trust"]
+            let created = try await client.post("/v1/credentials", json: ["protection_space": space, "ca_certificate": selfSigned])
+            #expect(created.status == 201, "\(created.text)")
+            #expect(created["secret_kind"] as? String == "trust")
+            let trusted = try await Self.finished(client, try await client.submit(job))
+            #expect(trusted["state"] as? String == "succeeded", "\(trusted)")
+            let stranger = try await Self.finished(other, try await other.submit(job))
+            #expect(stranger["state"] as? String == "failed", "another tenant does not trust it: \(stranger)")
         }
     }
 
     @Test("a stored client certificate is presented to its host only, for its own tenant (TLS-11, AU-17)")
     func clientCertificate() async throws {
-        let certificates = try await TestCertificates.generate()
-        defer { certificates.remove() }
-        try await GatewayFixture.with { fixture in
-            try await OriginServer.withRunning(tls: .init(certificates: certificates, requireClientCertificate: true)) { secure in
-                let (_, client) = try await fixture.tenant()
-                let (_, other) = try await fixture.tenant()
-                let url = "https://127.0.0.1:\(secure.port)/bytes/64"
-                let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port]
-                // Both tenants trust the server's own certificate; only one has the client certificate.
-                for tenant in [client, other] {
-                    _ = try await Self.store(tenant, [
-                        "protection_space": space.merging(["method": "server_trust"]) { $1 },
-                        "ca_certificate": certificates.serverCertificatePEM])
-                }
-                let job: [String: Any] = ["kind": "download", "request": ["url": url], "retry": ["max_attempts": 1]]
-                let without = try await Self.finished(client, try await client.submit(job))
-                #expect(without["state"] as? String == "failed", "the server refuses a client without a certificate: \(without)")
-
-                let identity = certificates.clientCertificatePEM + certificates.clientKeyPEM
-                let stored = try await client.post("/v1/credentials", json: [
-                    "protection_space": space.merging(["method": "client_certificate"]) { $1 }, "identity": identity])
-                #expect(stored.status == 201, "\(stored.text)")
-                #expect(!stored.text.contains("PRIVATE KEY"))
-                let with = try await Self.finished(client, try await client.submit(job))
-                #expect(with["state"] as? String == "succeeded", "\(with)")
-                #expect((with["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(64))
-
-                let stranger = try await Self.finished(other, try await other.submit(job))
-                #expect(stranger["state"] as? String == "failed", "another tenant's jobs present no certificate: \(stranger)")
+        try await Self.withSecureOrigin({ .init(certificates: $0, requireClientCertificate: true) }) { fixture, secure, certificates in
+            let (_, client) = try await fixture.tenant()
+            let (_, other) = try await fixture.tenant()
+            let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port]
+            // Both tenants trust the server's own certificate; only one has the client certificate.
+            for tenant in [client, other] {
+                _ = try await Self.store(tenant, [
+                    "protection_space": space.merging(["method": "server_trust"]) { $1 },
+                    "ca_certificate": certificates.serverCertificatePEM])
             }
+            let job = Self.download(url: "https://127.0.0.1:\(secure.port)/bytes/64")
+            let without = try await Self.finished(client, try await client.submit(job))
+            #expect(without["state"] as? String == "failed", "the server refuses a client without a certificate: \(without)")
+
+            let identity = certificates.clientCertificatePEM + certificates.clientKeyPEM
+            let stored = try await client.post("/v1/credentials", json: [
+                "protection_space": space.merging(["method": "client_certificate"]) { $1 }, "identity": identity])
+            #expect(stored.status == 201, "\(stored.text)")
+            #expect(!stored.text.contains("PRIVATE KEY"))
+            let with = try await Self.finished(client, try await client.submit(job))
+            #expect(with["state"] as? String == "succeeded", "\(with)")
+            #expect((with["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(64))
+
+            let stranger = try await Self.finished(other, try await other.submit(job))
+            #expect(stranger["state"] as? String == "failed", "another tenant's jobs present no certificate: \(stranger)")
+        }
+    }
+
+    @Test("a server_trust credential's pins hold its server to those public keys: a wrong pin fails the job, naming the mismatch; the right one passes (TLS-08, TLS-09)")
+    func serverTrustPins() async throws {
+        try await Self.withSecureOrigin { fixture, secure, certificates in
+            let (_, client) = try await fixture.tenant()
+            let job = Self.download(url: "https://127.0.0.1:\(secure.port)/bytes/64")
+            let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port, "method": "server_trust"]
+            // Pins computed by openssl, independently of Ferry: the server's key, and another key.
+            let pin = try await certificates.publicKeyPin(ofCertificateAt: certificates.serverCertificatePath)
+            let wrongPin = try await certificates.publicKeyPin(ofCertificateAt: certificates.clientCertificatePath)
+
+            // The CA makes the chain trusted; the pin alone decides.
+            let wrong = try await Self.store(client, ["protection_space": space, "ca_certificate": certificates.caCertificatePEM, "pins": [wrongPin]])
+            let mismatched = try await Self.finished(client, try await client.submit(job))
+            #expect(mismatched["state"] as? String == "failed", "\(mismatched)")
+            let (code, message) = Self.error(mismatched)
+            #expect(code == "server_certificate_untrusted", "\(mismatched)")
+            #expect(message.contains("matches none of the pinned public keys"), "\(message)")
+            #expect(!message.contains(wrongPin) && !message.contains("BEGIN CERTIFICATE"), "\(message)")
+
+            #expect(try await client.delete("/v1/credentials/\(wrong)").status == 204)
+            _ = try await Self.store(client, ["protection_space": space, "ca_certificate": certificates.caCertificatePEM, "pins": [pin]])
+            let matched = try await Self.finished(client, try await client.submit(job))
+            #expect(matched["state"] as? String == "succeeded", "\(matched)")
+            #expect((matched["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(64))
+        }
+    }
+
+    @Test("a server_trust credential's private CA makes its host and port trusted for its own tenant only (TLS-02)")
+    func serverTrustPrivateCA() async throws {
+        // The server's certificate is issued by the test CA, which no system store knows.
+        try await Self.withSecureOrigin { fixture, secure, certificates in
+            let (_, client) = try await fixture.tenant()
+            let (_, other) = try await fixture.tenant()
+            let download = { (host: String) in Self.download(url: "https://\(host):\(secure.port)/bytes/64") }
+            let untrusted = try await Self.finished(client, try await client.submit(download("127.0.0.1")))
+            #expect(untrusted["state"] as? String == "failed", "\(untrusted)")
+            #expect(Self.error(untrusted).code == "server_certificate_untrusted", "\(untrusted)")
+
+            let space: [String: Any] = ["scheme": "https", "host": "127.0.0.1", "port": secure.port, "method": "server_trust"]
+            _ = try await Self.store(client, ["protection_space": space, "ca_certificate": certificates.caCertificatePEM])
+            let trusted = try await Self.finished(client, try await client.submit(download("127.0.0.1")))
+            #expect(trusted["state"] as? String == "succeeded", "\(trusted)")
+            #expect((trusted["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(64))
+
+            // The same server by another name is another host: the CA is not trusted there.
+            let otherHost = try await Self.finished(client, try await client.submit(download("localhost")))
+            #expect(Self.error(otherHost).code == "server_certificate_untrusted", "\(otherHost)")
+            let stranger = try await Self.finished(other, try await other.submit(download("127.0.0.1")))
+            #expect(stranger["state"] as? String == "failed", "another tenant does not trust the CA: \(stranger)")
+            #expect(Self.error(stranger).code == "server_certificate_untrusted", "\(stranger)")
         }
     }
 
