@@ -34,7 +34,8 @@ let package = Package(
             pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev"])]
         ),
-        // OpenSSL hooks for server trust and client certificates, installed through libcurl (TLS-01, TLS-11).
+        // OpenSSL hooks for server trust and client certificates, installed through libcurl (TLS-01, TLS-11),
+        // and OpenSSL's SHA-256 for download digests.
         .target(
             name: "CFerryTLS",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("curl")]

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "ferry_sha256.h"  // the module's umbrella header: SHA-256 lives in its own header
+
 /// What the server presented, and what OpenSSL's default verification made of it.
 typedef struct ferry_tls_peer {
     /// The certificates as the server sent them, leaf first, DER encoded.

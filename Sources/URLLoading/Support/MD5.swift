@@ -3,8 +3,8 @@ import Foundation
 /// MD5 (RFC 1321), for HTTP Digest authentication only (RFC 7616 still names MD5 as its default
 /// algorithm, and many servers offer nothing else). Never use it for integrity: that is SHA-256's job.
 ///
-/// Our own because the engine depends on libcurl alone (as `SHA256Hasher`); Digest inputs are a few
-/// dozen bytes, so a one-shot function is all that is needed.
+/// Our own: Digest inputs are a few dozen bytes, so a one-shot function is all that is needed, and
+/// OpenSSL 3 keeps MD5 behind its deprecated low-level API or a provider lookup.
 enum MD5 {
     static func hex(_ text: String) -> String {
         SHA256Hasher.hex(digest(Array(text.utf8)))
