@@ -50,79 +50,14 @@ public struct JobQueue: Sendable {
     ///
     /// Only the first few waiting jobs of each tenant can be picked, so only those are read: the
     /// tenants with waiting jobs are found by skipping through `jobs_claimable` one tenant at a time,
-    /// and each one's first `limit + claimSlack` jobs come from the same index, already in turn order.
-    ///
-    /// The plan must not depend on how fresh the table's statistics are: a queue filled within
-    /// seconds still looks empty to the planner, which then joined the ranked candidates to every
-    /// waiting job and ranked them again for each (220 ms a claim with 2,000 queued). So `ranked` is
-    /// computed once (MATERIALIZED), and the candidates, in turn order, are locked one by one through
-    /// the primary key until `limit` are held (`IS TRUE` keeps the planner from choosing the partial
-    /// index, whose predicate the plain `IN` matches, and scanning all of it for each id).
+    /// and each one's first `limit + claimSlack` jobs come from the same index, already in turn order
+    /// (`ClaimJobsStatement`).
     public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {
-        let candidatesPerTenant = limit + Self.claimSlack
-        let rows = try await client.query(
-            """
-            WITH RECURSIVE waiting_tenants AS (
-                (SELECT tenant_id FROM jobs WHERE state IN ('queued', 'retrying') ORDER BY tenant_id LIMIT 1)
-                UNION ALL
-                SELECT (SELECT j.tenant_id FROM jobs j WHERE j.state IN ('queued', 'retrying') AND j.tenant_id > w.tenant_id
-                        ORDER BY j.tenant_id LIMIT 1)
-                FROM waiting_tenants w WHERE w.tenant_id IS NOT NULL
-            ), running AS (
-                SELECT tenant_id, count(*) AS n FROM jobs WHERE state = 'running' GROUP BY tenant_id
-            ), ranked AS MATERIALIZED (
-                SELECT c.id AS job_id,
-                       coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.priority DESC, c.created_at, c.id) AS turn,
-                       coalesce(t.max_running_jobs, \(defaultMaxRunningJobs)) AS cap,
-                       tt.last_claimed_at AS last_claimed_at, c.priority AS priority, c.created_at AS created_at
-                FROM waiting_tenants w
-                JOIN tenants t ON t.id = w.tenant_id AND t.disabled_at IS NULL
-                LEFT JOIN tenant_turns tt ON tt.tenant_id = t.id
-                LEFT JOIN running r ON r.tenant_id = t.id
-                CROSS JOIN LATERAL (
-                    SELECT j.id, j.priority, j.created_at FROM jobs j
-                    WHERE j.tenant_id = t.id AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
-                    ORDER BY j.priority DESC, j.created_at, j.id
-                    LIMIT \(candidatesPerTenant)
-                ) c
-            ), picked AS (
-                SELECT j.id AS job_id
-                FROM (SELECT job_id FROM ranked WHERE turn <= cap
-                      ORDER BY turn, last_claimed_at NULLS FIRST, priority DESC, created_at) k
-                CROSS JOIN LATERAL (
-                    SELECT id FROM jobs
-                    WHERE id = k.job_id AND (state IN ('queued', 'retrying')) IS TRUE AND run_after <= now()
-                    FOR UPDATE SKIP LOCKED
-                ) j
-                LIMIT \(limit)
-            ), claimed AS (
-                UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_owner = \(owner),
-                    lease_expires_at = now() + \(leaseSeconds) * interval '1 second', stop_request = NULL
-                FROM picked WHERE jobs.id = picked.job_id
-                RETURNING jobs.*
-            ), attempts AS (
-                INSERT INTO job_attempts (job_id, attempt, worker) SELECT id, attempt, \(owner) FROM claimed
-            ), served AS (
-                INSERT INTO tenant_turns (tenant_id, last_claimed_at) SELECT DISTINCT tenant_id, now() FROM claimed
-                ON CONFLICT (tenant_id) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
-            )
-            SELECT \(unescaped: JobRecord.columns),
-                   (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint,
-                   (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id),
-                   (SELECT s.kind FROM sessions s WHERE s.id = claimed.session_id),
-                   claimed.decision_answers::text
-            FROM claimed
-            """, logger: logger)
+        let statement = ClaimJobsStatement(
+            defaultMaxRunningJobs: defaultMaxRunningJobs, candidatesPerTenant: limit + Self.claimSlack, limit: limit, owner: owner,
+            leaseSeconds: leaseSeconds)
         var claims: [Claim] = []
-        for try await row in rows {
-            let columns = row.makeRandomAccess()
-            let failures = try columns[JobRecord.columnCount].decode(Int64.self)
-            let session = try columns[JobRecord.columnCount + 1].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
-            let sessionKind = try columns[JobRecord.columnCount + 2].decode(String?.self)
-            let answers = try JobSpecification.decode([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
-            claims.append(Claim(
-                job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind, decisionAnswers: answers))
-        }
+        for try await claim in try await client.execute(statement, logger: logger) { claims.append(claim) }
         return claims
     }
 
@@ -211,40 +146,9 @@ public struct JobQueue: Sendable {
     /// already been lost (nothing is written then).
     @discardableResult
     public func finish(job: UUID, attempt: Int, owner: String, _ completion: Completion) async throws -> Bool {
-        let logger = self.logger
-        let delayMicros = completion.retryDelay.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 } ?? 0
-        let responseJSON = completion.response.map { JobSpecification.json($0) }
-        let resultJSON = completion.result.map { JobSpecification.json($0) }
-        let decisionJSON = completion.decision.map { JobSpecification.json($0) }
-        let terminal = completion.state.isTerminal
-        // One statement, so one round trip and one commit: the job, its attempt and the wake-up
-        // for a job handed back to the queue change together or not at all.
-        let rows = try await client.query(
-            """
-            WITH finished AS (
-                UPDATE jobs SET state = \(completion.state.rawValue), lease_owner = NULL, lease_expires_at = NULL, stop_request = NULL,
-                    bytes_done = \(completion.progress.bytesDone), bytes_expected = \(completion.progress.bytesExpected),
-                    bytes_per_second = \(completion.progress.bytesPerSecond),
-                    response = coalesce(\(responseJSON)::jsonb, response), result = \(resultJSON)::jsonb,
-                    error_code = \(completion.errorCode), error_message = \(completion.errorMessage),
-                    resume_data = \(completion.resumeData)::jsonb,
-                    run_after = now() + \(delayMicros) * interval '1 microsecond',
-                    finished_at = CASE WHEN \(terminal) THEN now() ELSE NULL END,
-                    decision = \(decisionJSON)::jsonb,
-                    decision_deadline = now() + \(completion.decisionTimeoutSeconds)::integer * interval '1 second'
-                WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt)
-                RETURNING id
-            ), attempt AS (
-                UPDATE job_attempts SET finished_at = now(), outcome = \(completion.attemptOutcome),
-                    error_code = \(completion.errorCode), http_status = \(completion.httpStatus), bytes = \(completion.progress.bytesDone)
-                WHERE job_id = \(job) AND attempt = \(attempt) AND EXISTS (SELECT 1 FROM finished)
-            ), wake AS (
-                SELECT pg_notify(\(Self.channel), '') WHERE \(completion.state == .queued) AND EXISTS (SELECT 1 FROM finished)
-            )
-            SELECT (SELECT count(*) FROM finished)::bigint, (SELECT count(*) FROM wake)::bigint
-            """, logger: logger)
+        let statement = FinishJobStatement(job: job, attempt: attempt, owner: owner, completion: completion)
         var updated = false
-        for try await (count, _) in rows.decode((Int64, Int64).self) { updated = count > 0 }
+        for try await written in try await client.execute(statement, logger: logger) { updated = written }
         return updated
     }
 

@@ -86,29 +86,11 @@ public struct JobStore: Sendable {
         _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, hash: Data?, countRoom: Bool, defaultMaxQueued: Int,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> (job: JobRecord, room: (waiting: Int64, limit: Int64)?) {
-        let rows = try await connection.query(
-            """
-            WITH room AS (
-                SELECT CASE WHEN \(countRoom) THEN (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying'))
-                            ELSE 0 END AS queued,
-                       coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultMaxQueued)) AS cap
-            ), inserted AS (
-                INSERT INTO jobs (tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
-                SELECT \(tenant), \(job.sessionID), \(job.kind.rawValue), \(job.priority),
-                       \(JobSpecification.json(job.request))::jsonb, \(JobSpecification.json(job.policies))::jsonb,
-                       \(job.maxAttempts), \(idempotencyKey), \(hash)
-                FROM room WHERE room.queued < room.cap
-                  AND (\(job.sessionID)::uuid IS NULL OR EXISTS (
-                      SELECT 1 FROM sessions s WHERE s.id = \(job.sessionID) AND s.tenant_id = \(tenant) AND s.invalidated_at IS NULL))
-                ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-                RETURNING *
-            )
-            SELECT \(unescaped: JobRecord.columns), (SELECT queued + 1 FROM room)::bigint, (SELECT cap FROM room)::bigint FROM inserted
-            """, logger: logger)
-        for try await row in rows {
-            let columns = row.makeRandomAccess()
-            let room = (waiting: try columns[JobRecord.columnCount].decode(Int64.self), limit: try columns[JobRecord.columnCount + 1].decode(Int64.self))
-            return (try JobRecord(row: row), countRoom ? room : nil)
+        let statement = InsertJobStatement(
+            countRoom: countRoom, tenant: tenant, defaultMaxQueued: defaultMaxQueued, job: job, idempotencyKey: idempotencyKey,
+            idempotencyHash: hash)
+        for try await inserted in try await connection.execute(statement, logger: logger) {
+            return (inserted.job, countRoom ? (inserted.waiting, inserted.limit) : nil)
         }
         // Nothing inserted: the session is not usable or the queue is full (these throw saying
         // which), or another request with the same key won the race between its check and the insert.
