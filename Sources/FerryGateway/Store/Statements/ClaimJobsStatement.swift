@@ -12,6 +12,10 @@ import PostgresNIO
 /// candidates, in turn order, are locked one by one through the primary key until `limit` are held
 /// (`IS TRUE` keeps the planner from choosing the partial index, whose predicate the plain `IN`
 /// matches, and scanning all of it for each id).
+///
+/// Prepared once per connection, as are the other statements in this folder: sent as text, these
+/// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
+/// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
 struct ClaimJobsStatement: PostgresPreparedStatement {
     typealias Row = JobQueue.Claim
 

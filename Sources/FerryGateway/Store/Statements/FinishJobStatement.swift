@@ -4,6 +4,10 @@ import PostgresNIO
 /// Writes how an attempt ended and releases the lease, together with the attempt's record and (for a
 /// job handed back to the queue) the workers' wake-up: one statement, one commit (`JobQueue.finish`).
 /// Returns whether the job was still this worker's.
+///
+/// Prepared once per connection, as are the other statements in this folder: sent as text, these
+/// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
+/// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
 struct FinishJobStatement: PostgresPreparedStatement {
     typealias Row = Bool
 

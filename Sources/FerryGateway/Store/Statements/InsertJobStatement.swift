@@ -5,6 +5,10 @@ import PostgresNIO
 /// statement (`JobStore.submit`). Returns the job, and with `countRoom` the tenant's waiting jobs
 /// (this one included) and limit; without it the queue is not counted (`QueueRoomEstimates` said
 /// there is room) and those two are 1 and the limit.
+///
+/// Prepared once per connection, as are the other statements in this folder: sent as text, these
+/// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
+/// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
 struct InsertJobStatement: PostgresPreparedStatement {
     typealias Row = (job: JobRecord, waiting: Int64, limit: Int64)
 
