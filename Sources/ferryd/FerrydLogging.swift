@@ -5,9 +5,7 @@ import Logging
 enum FerrydLogging {
     static func bootstrap() {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
+            LazyMetadataLogHandler(label: label, logLevel: .info)
         }
     }
 }

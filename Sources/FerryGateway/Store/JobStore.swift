@@ -166,10 +166,7 @@ public struct JobStore: Sendable {
     }
 
     public func job(_ id: UUID, scope: Scope) async throws -> JobRecord? {
-        let rows = try await client.query(
-            "SELECT \(unescaped: JobRecord.columns) FROM jobs WHERE id = \(id) AND (\(scope.tenantID)::uuid IS NULL OR tenant_id = \(scope.tenantID))",
-            logger: logger)
-        for try await row in rows { return try JobRecord(row: row) }
+        for try await job in try await client.execute(ReadJobStatement(id: id, tenant: scope.tenantID), logger: logger) { return job }
         return nil
     }
 
