@@ -15,9 +15,9 @@ public struct SessionCookieStore: Sendable {
         self.logger = logger
     }
 
-    private static let columns = "name, value, domain, path, expires_at, secure, http_only, same_site, host_only, created_at"
+    static let columns = "name, value, domain, path, expires_at, secure, http_only, same_site, host_only, created_at"
 
-    private static func cookie(_ row: PostgresRow) throws -> Cookie {
+    static func cookie(_ row: PostgresRow) throws -> Cookie {
         let (name, value, domain, path, expires, secure, httpOnly, sameSite, hostOnly, created) =
             try row.decode((String, String, String, String, Date?, Bool, Bool, String?, Bool, Date).self)
         return Cookie(
@@ -27,14 +27,8 @@ public struct SessionCookieStore: Sendable {
 
     /// The session's unexpired cookies, oldest first. Callers have checked the session is the tenant's.
     public func cookies(session: UUID) async throws -> [Cookie] {
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: Self.columns) FROM session_cookies
-            WHERE session_id = \(session) AND (expires_at IS NULL OR expires_at > now())
-            ORDER BY created_at, name, domain, path
-            """, logger: logger)
         var cookies: [Cookie] = []
-        for try await row in rows { cookies.append(try Self.cookie(row)) }
+        for try await cookie in try await client.execute(SessionCookiesStatement(session: session), logger: logger) { cookies.append(cookie) }
         return cookies
     }
 

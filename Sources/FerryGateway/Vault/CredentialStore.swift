@@ -102,15 +102,8 @@ public struct CredentialStore: Sendable {
     /// The server-trust and client-certificate credentials a job of `owner` may use, for every host:
     /// what the owner's engine sessions fix into their TLS settings.
     func connectionCredentials(for owner: EngineSessionOwner) async throws -> [CredentialRecord] {
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: CredentialRecord.columns) FROM credentials
-            WHERE tenant_id = \(owner.tenantID) AND method IN ('server_trust', 'client_certificate')
-              AND (persistence = 'permanent' OR session_id = \(owner.sessionID))
-            ORDER BY id
-            """, logger: logger)
         var records: [CredentialRecord] = []
-        for try await row in rows { records.append(try CredentialRecord(row: row)) }
+        for try await record in try await client.execute(ConnectionCredentialsStatement(owner: owner), logger: logger) { records.append(record) }
         return records
     }
 }
