@@ -101,8 +101,9 @@ struct FailureTests {
                 // transfers until the first has finished, and this test needs all three under way.
                 let child = FerryProcess(["get", "-i", listFile.path, "-d", output.path, "--http1.1"])
                 try child.start()
-                // Wait until the bodies are flowing (temporary files exist), then interrupt.
-                let deadline = ContinuousClock.now + .seconds(5)
+                // Wait until the bodies are flowing (temporary files exist), then interrupt. Generous:
+                // on a loaded two-core machine (the whole suite at once) ferry took over 5 s to start.
+                let deadline = ContinuousClock.now + .seconds(30)
                 while origin.requests.count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
                 let requestsSeen = origin.requests.count
                 try await Task.sleep(for: .milliseconds(500))
