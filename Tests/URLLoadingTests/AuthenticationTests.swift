@@ -427,6 +427,32 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("a tunnel opened with one session's proxy credential never carries another session's request (AU-04, AU-12)")
+    func authenticatedTunnelIsNotReused() async throws {
+        let certificates = try await TestCertificates.generate()
+        defer { certificates.remove() }
+        try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { origin in
+            let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"))
+            defer { Task { try? await proxy.shutdown() } }
+            let port = proxy.port
+            let configure: (inout SessionConfiguration) -> Void = {
+                $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+            }
+            // curl pools connections per loop, whatever session made them, and the proxy's credential
+            // travels in a header of ours that curl does not compare: without care, the idle tunnel
+            // the first session authenticated would serve the second, credential-less one.
+            let owner = try Credentials.session(
+                delegate: ChallengeDelegate(always: Credential(user: "fer", password: "ry pass", persistence: .none)), configure)
+            let (_, allowed) = try await owner.data(for: Fixture.request(origin.url("/echo")))
+            #expect(allowed.statusCode == 200)
+
+            let stranger = try Credentials.session(delegate: ChallengeDelegate { _ in .continueWithoutCredential }, configure)
+            let (_, refused) = try await stranger.data(for: Fixture.request(origin.url("/echo")))
+            #expect(refused.statusCode == 407, "the second session rode the first one's authenticated tunnel")
+        }
+    }
+
     @Test("the credential never follows a redirect to another host (AU-12, RD)")
     func noAuthorizationAcrossHosts() async throws {
         try await Fixture.withOrigin { origin in

@@ -2,7 +2,11 @@ import Foundation
 
 /// Whose engine session it is: a tenant's jobs outside any gateway session share one per setting,
 /// and each gateway session has its own. Nothing an engine session keeps (credentials, cookies,
-/// cached responses, connections) is ever shared between tenants or between gateway sessions.
+/// cached responses) is ever shared between tenants or between gateway sessions.
+///
+/// Connections are the engine's loops', pooled by curl for every session: curl reuses one only for a
+/// transfer with the same TLS settings (trust, pins, CAs, client certificate) and proxy, and a tunnel
+/// that a proxy challenge's answer authenticated is closed after its transfer, never reused.
 public struct EngineSessionOwner: Hashable, Sendable {
     public var tenantID: UUID
     /// The gateway session, nil for jobs submitted without one.

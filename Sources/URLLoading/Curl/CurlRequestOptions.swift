@@ -30,7 +30,13 @@ enum CurlRequestOptions {
         // such as a 407 challenge, is the only way to see the proxy's Proxy-Authenticate).
         let tunnels = Self.tunnels(request.url, configuration: configuration)
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, tunnels ? 0 : 1, "CURLOPT_SUPPRESS_CONNECT_HEADERS")
-        if tunnels, !proxyHeaderLines.isEmpty { try easy.setProxyHeaderLines(proxyHeaderLines) }
+        if tunnels, !proxyHeaderLines.isEmpty {
+            try easy.setProxyHeaderLines(proxyHeaderLines)
+            // The tunnel is authenticated by a header curl does not compare when it reuses connections,
+            // and its pool serves every session on the loop: an idle tunnel would carry another
+            // session's (another tenant's) requests on this credential. It closes after this transfer.
+            try easy.set(CURLOPT_FORBID_REUSE, 1, "CURLOPT_FORBID_REUSE")
+        }
         if verbose { try easy.set(CURLOPT_VERBOSE, 1, "CURLOPT_VERBOSE") }
 
         try applyTimeouts(to: easy, request: request, configuration: configuration, remainingMilliseconds: remainingMilliseconds)
