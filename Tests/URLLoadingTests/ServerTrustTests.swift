@@ -186,6 +186,32 @@ struct ServerTrustTests {
         }
     }
 
+    @Test("TLS-03, TLS-07: a connection one session's trust accepted never serves another session that decides trust differently")
+    func acceptedConnectionIsNotShared() async throws {
+        try await withOrigin { origin, certificates in
+            let certificatePEM = try pem(certificates.selfSignedServerCertificatePath)
+            let trusting = try Fixture.session {
+                $0.trustedServerCertificates = [try! #require(TrustedServerCertificate(host: "localhost", certificatePEM: certificatePEM))]
+            }
+            let (data, _) = try await trusting.data(for: Fixture.request(origin.url("/bytes/10")))
+            #expect(data == Fixture.pattern(10))
+
+            // Another session trusts another certificate for the same host (another tenant's vault): both
+            // decide trust themselves, so their TLS options compare equal for curl, whose pool serves
+            // every session of the loop. The idle connection must not carry this one's request.
+            let trustingAnother = try Fixture.session {
+                $0.trustedServerCertificates = [try! #require(TrustedServerCertificate(host: "localhost", certificatePEM: certificates.serverCertificatePEM))]
+            }
+            #expect(await failure(trustingAnother, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
+
+            // And one that asks its delegate gets its own handshake, and so its own question.
+            let delegate = ChallengeAnsweringDelegate()
+            let defaultHandling = try Fixture.session(delegate: delegate)
+            #expect(await failure(defaultHandling, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
+            #expect(delegate.sessionLevel.count == 1)
+        }
+    }
+
     @Test("TLS-02: extra CAs are trusted; with a delegate, default handling accepts what they make valid")
     func extraCertificateAuthorities() async throws {
         try await withOrigin(selfSigned: false) { origin, certificates in

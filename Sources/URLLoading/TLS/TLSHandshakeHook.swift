@@ -86,6 +86,11 @@ final class TLSHandshakeHook: @unchecked Sendable {
             // without a delegate could ride on a connection this session's delegate accepted. NO_REVOKE
             // only affects Schannel, so for OpenSSL it is nothing but that difference.
             try easy.set(CURLOPT_SSL_OPTIONS, Int(CURLSSLOPT_NO_REVOKE), "CURLOPT_SSL_OPTIONS")
+            // Two sessions that both decide trust still compare equal, and the loops' pool serves every
+            // session: a connection this session's certificates or delegate accepted must not serve
+            // another one (in the gateway, another tenant) that never trusted that server. Closed after
+            // its transfer; the next transfer evaluates its own handshake.
+            try easy.set(CURLOPT_FORBID_REUSE, 1, "CURLOPT_FORBID_REUSE")
         }
         let checksHostItself = decidesTrust && (!trustedCertificates.isEmpty || decisions.trustsSomeCertificate(of: server))
         if checksHostItself { try easy.set(CURLOPT_SSL_VERIFYHOST, 0, "CURLOPT_SSL_VERIFYHOST") }
