@@ -5,8 +5,9 @@ import Foundation
 /// cached responses) is ever shared between tenants or between gateway sessions.
 ///
 /// Connections are the engine's loops', pooled by curl for every session: curl reuses one only for a
-/// transfer with the same TLS settings (trust, pins, CAs, client certificate) and proxy, and a tunnel
-/// that a proxy challenge's answer authenticated is closed after its transfer, never reused.
+/// transfer with the same TLS settings (pins, CAs, client certificate) and proxy, and two kinds are
+/// closed after their transfer, never reused: a connection whose server trust the engine decided
+/// (a vault certificate, a trust decision) and a tunnel a proxy challenge's answer authenticated.
 public struct EngineSessionOwner: Hashable, Sendable {
     public var tenantID: UUID
     /// The gateway session, nil for jobs submitted without one.
