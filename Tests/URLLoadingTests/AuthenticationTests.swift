@@ -398,17 +398,29 @@ struct AuthenticationTests {
         }
     }
 
-    @Test("an unanswered 407 on a tunnel's CONNECT is the task's response; a wrong credential ends at the cap (AU-13, AU-20)")
-    func proxyChallengeOnTunnelUnanswered() async throws {
+    /// Runs `body` against an https origin (trusted through the test CA) and a proxy that wants
+    /// fer / "ry pass", with what a session needs to reach the one through the other.
+    private func withProxiedTLSOrigin(
+        _ body: (OriginServer, @escaping @Sendable (inout SessionConfiguration) -> Void) async throws -> Void
+    ) async throws {
         let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { origin in
             let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"))
             defer { Task { try? await proxy.shutdown() } }
-            let port = proxy.port
-            let configure: (inout SessionConfiguration) -> Void = {
+            let (port, ca) = (proxy.port, certificates.caCertificatePEM)
+            try await body(origin) {
                 $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
-                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.additionalTrustedCAsPEM = ca
+            }
+        }
+    }
+
+    @Test("an unanswered 407 on a tunnel's CONNECT is the task's response; a wrong credential ends at the cap (AU-13, AU-20)")
+    func proxyChallengeOnTunnelUnanswered() async throws {
+        try await withProxiedTLSOrigin { origin, proxied in
+            let configure: (inout SessionConfiguration) -> Void = {
+                proxied(&$0)
                 $0.maximumAuthenticationFailures = 3
             }
             let declining = try Credentials.session(delegate: ChallengeDelegate { _ in .continueWithoutCredential }, configure)
@@ -429,16 +441,7 @@ struct AuthenticationTests {
 
     @Test("a tunnel opened with one session's proxy credential never carries another session's request (AU-04, AU-12)")
     func authenticatedTunnelIsNotReused() async throws {
-        let certificates = try await TestCertificates.generate()
-        defer { certificates.remove() }
-        try await Fixture.withOrigin(tls: OriginServer.TLSOptions(certificates: certificates)) { origin in
-            let proxy = try await ForwardProxyServer.start(requiredCredentials: (user: "fer", password: "ry pass"))
-            defer { Task { try? await proxy.shutdown() } }
-            let port = proxy.port
-            let configure: (inout SessionConfiguration) -> Void = {
-                $0.proxy = .init(kind: .http, host: "127.0.0.1", port: port)
-                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
-            }
+        try await withProxiedTLSOrigin { origin, configure in
             // curl pools connections per loop, whatever session made them, and the proxy's credential
             // travels in a header of ours that curl does not compare: without care, the idle tunnel
             // the first session authenticated would serve the second, credential-less one.

@@ -163,31 +163,8 @@ struct ServerTrustTests {
         }
     }
 
-    @Test("TLS-03: a per-host trusted certificate is accepted without a delegate, for that host only")
+    @Test("TLS-03, TLS-07: a per-host trusted certificate is accepted without a delegate, for that host only, on connections no other session gets")
     func perHostTrust() async throws {
-        try await withOrigin { origin, certificates in
-            let certificatePEM = try pem(certificates.selfSignedServerCertificatePath)
-            let trusting = try Fixture.session {
-                $0.trustedServerCertificates = [try! #require(TrustedServerCertificate(host: "localhost", certificatePEM: certificatePEM))]
-            }
-            let (data, _) = try await trusting.data(for: Fixture.request(origin.url("/bytes/10")))
-            #expect(data == Fixture.pattern(10))
-
-            let otherHost = try Fixture.session {
-                $0.trustedServerCertificates = [try! #require(TrustedServerCertificate(host: "127.0.0.1", certificatePEM: certificatePEM))]
-            }
-            #expect(await failure(otherHost, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
-
-            let otherPort = try Fixture.session {
-                $0.trustedServerCertificates = [TrustedServerCertificate(
-                    host: "localhost", port: origin.port + 1, certificate: try! der(certificates.selfSignedServerCertificatePath))]
-            }
-            #expect(await failure(otherPort, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
-        }
-    }
-
-    @Test("TLS-03, TLS-07: a connection one session's trust accepted never serves another session that decides trust differently")
-    func acceptedConnectionIsNotShared() async throws {
         try await withOrigin { origin, certificates in
             let certificatePEM = try pem(certificates.selfSignedServerCertificatePath)
             let trusting = try Fixture.session {
@@ -209,6 +186,17 @@ struct ServerTrustTests {
             let defaultHandling = try Fixture.session(delegate: delegate)
             #expect(await failure(defaultHandling, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
             #expect(delegate.sessionLevel.count == 1)
+
+            let otherHost = try Fixture.session {
+                $0.trustedServerCertificates = [try! #require(TrustedServerCertificate(host: "127.0.0.1", certificatePEM: certificatePEM))]
+            }
+            #expect(await failure(otherHost, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
+
+            let otherPort = try Fixture.session {
+                $0.trustedServerCertificates = [TrustedServerCertificate(
+                    host: "localhost", port: origin.port + 1, certificate: try! der(certificates.selfSignedServerCertificatePath))]
+            }
+            #expect(await failure(otherPort, origin.url("/bytes/10"))?.code == .serverCertificateUntrusted)
         }
     }
 
