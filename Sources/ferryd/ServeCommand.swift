@@ -114,7 +114,10 @@ struct ServeCommand: AsyncParsableCommand {
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "ferryd"),
-            services: [client, workers, events, webhooks],
+            services: [
+                client, workers, events, webhooks,
+                JobEventRetention(client: client, retentionDays: configuration.eventRetentionDays, logger: logger),
+            ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 // On standard output, unbuffered: scripts and tests wait for this line.

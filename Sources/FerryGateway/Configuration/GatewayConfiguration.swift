@@ -17,6 +17,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public static let maximumWorkers = 1024
     public static let defaultLeaseSeconds = 30
     public static let defaultRetryBaseMilliseconds = 2000
+    /// A week: longer than a webhook delivery's whole default retry schedule (under four days).
+    public static let defaultEventRetentionDays = 7
 
     /// `FERRY_PORT` / `--port`: the HTTP API's port; 0 lets the system choose a free one.
     public var port: Int
@@ -48,6 +50,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`: the most bytes each tenant's HTTP cache keeps on disk (the
     /// least recently used entries go first); one entry may take a tenth. 0 turns caching off.
     public var cacheMaxBytesPerTenant: Int
+    /// `FERRY_EVENT_RETENTION_DAYS`: how long job events (and their webhook delivery records) are kept
+    /// (`JobEventRetention`).
+    public var eventRetentionDays: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -63,7 +68,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         retryBaseMilliseconds: Int = GatewayConfiguration.defaultRetryBaseMilliseconds,
         webhookRetrySchedule: WebhookRetrySchedule = .standard,
         vaultKeySource: VaultKeySource? = nil,
-        cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant
+        cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant,
+        eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays
     ) {
         self.port = port
         self.host = host
@@ -78,6 +84,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.webhookRetrySchedule = webhookRetrySchedule
         self.vaultKeySource = vaultKeySource ?? .defaultFile(dataDirectory: dataDirectory)
         self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
+        self.eventRetentionDays = eventRetentionDays
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -136,6 +143,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             problems.append("FERRY_VAULT_KEY and FERRY_VAULT_KEY_FILE are both set: give the vault keys one way")
         }
         let cacheMaxBytes = setting(nil, "", "FERRY_CACHE_MAX_BYTES_PER_TENANT") { try $0.integer(in: 0...(1 << 50)) }
+        let eventRetentionDays = setting(nil, "", "FERRY_EVENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -154,7 +162,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             retryBaseMilliseconds: retryBase ?? Self.defaultRetryBaseMilliseconds,
             webhookRetrySchedule: webhookRetrySchedule ?? .standard,
             vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file),
-            cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant
+            cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant,
+            eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays
         )
     }
 
@@ -170,6 +179,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             }
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
-            + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant"
+            + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant, "
+            + "job events kept \(eventRetentionDays) days"
     }
 }
