@@ -2180,7 +2180,7 @@ enum OpenAPIDocument {
         "name": "Last-Event-ID",
         "in": "header",
         "required": false,
-        "description": "The id of the last event a reconnecting client received: the stored state events after it are replayed, then the stream continues live.",
+        "description": "The id of the last event a reconnecting client received: the stored state events after it are replayed, then the stream continues live. Events are kept for the server's event retention (FERRY_EVENT_RETENTION_DAYS, 7 days by default).",
         "schema": {
           "type": "string",
           "pattern": "^[0-9]+$"
