@@ -57,27 +57,15 @@ public final class JobEventFeed: Service, Sendable {
         publish(.closing)
     }
 
-    /// Reads the events stored since the last read, every `pollInterval`. Ids are taken before their
-    /// transactions commit, so a lower id can appear after a higher one: the cursor remembers the
-    /// gaps for a while and reads again from the lowest.
+    /// Reads the events stored since the last read, every `pollInterval`.
     private func followStoredEvents() async {
         var cursor: EventCursor?
         while !Task.isCancelled {
             do {
-                if cursor == nil { cursor = EventCursor(after: try await store.latestEventID(), tracksGaps: true) }
-                if var current = cursor {
-                    var after = current.floor
-                    while true {
-                        let batch = try await store.eventsOfEveryTenant(after: after, limit: Self.batch)
-                        for event in batch where current.accept(event.id) {
-                            publish(.stored(event: event.id, tenant: event.tenant, job: event.job, type: event.type))
-                        }
-                        guard batch.count == Self.batch, let last = batch.last else { break }
-                        after = last.id
-                    }
-                    current.forgetOldGaps()
-                    cursor = current
-                }
+                var current: EventCursor
+                if let cursor { current = cursor } else { current = EventCursor(after: try await store.latestEventID(), tracksGaps: true) }
+                try await publishNewEvents(after: &current)
+                cursor = current
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("reading new job events failed; retrying", metadata: ["error": "\(error)"])
@@ -88,6 +76,22 @@ public final class JobEventFeed: Service, Sendable {
             }
             try? await Task.sleep(for: Self.pollInterval)
         }
+    }
+
+    /// Publishes the events stored after `cursor`, a page at a time, and moves it on. Ids are taken
+    /// before their transactions commit, so a lower id can appear after a higher one: the cursor
+    /// remembers the gaps for a while and reads again from the lowest.
+    private func publishNewEvents(after cursor: inout EventCursor) async throws {
+        var after = cursor.floor
+        while true {
+            let page = try await store.eventsOfEveryTenant(after: after, limit: Self.batch)
+            for event in page where cursor.accept(event.id) {
+                publish(.stored(event: event.id, tenant: event.tenant, job: event.job, type: event.type))
+            }
+            guard page.count == Self.batch, let last = page.last else { break }
+            after = last.id
+        }
+        cursor.forgetOldGaps()
     }
 
     /// LISTENs for progress on a connection of its own, reconnecting after failures.
