@@ -24,6 +24,19 @@ struct JobRoutes {
                 return EditedResponse(status: .ok, headers: [HTTPField.Name("Idempotent-Replayed")!: "true"], response: JobView(record))
             }
         }
+        group.post("/jobs/batch") { request, context in
+            let tenant = try context.requireTenant()
+            let (submission, bytes) = try await JSONBody.decode(JobBatchSubmission.self, from: request, context: context)
+            let specifications = try submission.validated(urlPolicy: urlPolicy)
+            let key = try Self.idempotencyKey(request)
+            switch try await jobs.submitBatch(specifications, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
+            case .created(let records):
+                return EditedResponse(status: .created, response: JobBatchView(jobs: records.map { JobView($0) }))
+            case .replayed(let records):
+                return EditedResponse(
+                    status: .ok, headers: [HTTPField.Name("Idempotent-Replayed")!: "true"], response: JobBatchView(jobs: records.map { JobView($0) }))
+            }
+        }
         addReadsAndControls(to: group, scope: { .tenant(try $0.requireTenant()) }, showTenant: false)
         group.get("/jobs/{id}/content") { request, context in
             let tenant = try context.requireTenant()

@@ -139,3 +139,8 @@ struct JobPage: ResponseEncodable {
         case nextCursor = "next_cursor"
     }
 }
+
+/// The reply to `POST /v1/jobs/batch`: its jobs in the order they were submitted.
+struct JobBatchView: ResponseEncodable {
+    var jobs: [JobView]
+}

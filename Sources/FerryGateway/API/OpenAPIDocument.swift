@@ -333,6 +333,117 @@ enum OpenAPIDocument {
         }
       }
     },
+    "/v1/jobs/batch": {
+      "post": {
+        "operationId": "submitJobBatch",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Submit up to 1,000 jobs at once",
+        "description": "Each job is written as for `POST /v1/jobs`. The batch is accepted or refused as a whole, in one transaction: a 400 lists every bad field as `jobs.<index>.<field>` (the first 100), and nothing is stored unless every job is. The jobs run and are listed in the order given. With an `Idempotency-Key`, the same key and the same body return the jobs made the first time (200, `Idempotent-Replayed: true`; jobs deleted since are left out); the same key with another body is a 409. A batch's key never collides with a single job's.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/JobBatchSubmission"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The jobs, queued, in the order given.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJobBatch"
+                }
+              }
+            }
+          },
+          "200": {
+            "description": "The same `Idempotency-Key` and body as an earlier batch: the jobs it made that still exist.",
+            "headers": {
+              "Idempotent-Replayed": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "true"
+                  ]
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TenantJobBatch"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "description": "A job's body blob (`blob_not_found`), body job (`job_not_found`) or session (`session_not_found`) is not this tenant's or does not exist. No job of the batch is stored.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "`idempotency_key_reused` (another body with this key), `idempotency_key_in_use` (a concurrent request holds the key; retry), `session_invalidated`, or `job_content_unavailable` (a body's job has not succeeded). No job of the batch is stored.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "413": {
+            "$ref": "#/components/responses/ContentTooLarge"
+          },
+          "429": {
+            "description": "The tenant's queue has no room for the whole batch (`queue_full`). No job of the batch is stored.",
+            "headers": {
+              "Retry-After": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/v1/jobs/{id}": {
       "parameters": [
         {
@@ -2642,6 +2753,37 @@ enum OpenAPIDocument {
             ]
           }
         ]
+      },
+      "TenantJobBatch": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "jobs"
+        ],
+        "properties": {
+          "jobs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/TenantJob"
+            }
+          }
+        }
+      },
+      "JobBatchSubmission": {
+        "type": "object",
+        "required": [
+          "jobs"
+        ],
+        "properties": {
+          "jobs": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1000,
+            "items": {
+              "$ref": "#/components/schemas/JobSubmission"
+            }
+          }
+        }
       },
       "TenantJobPage": {
         "type": "object",

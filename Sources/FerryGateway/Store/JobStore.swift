@@ -10,7 +10,7 @@ public struct JobStore: Sendable {
     let logger: Logger
     /// Queued-job limit for tenants without their own (`tenants.max_queued_jobs`).
     let defaultMaxQueuedJobs: Int
-    private let wakeup: QueueWakeup
+    let wakeup: QueueWakeup
     private let queueRoom = QueueRoomEstimates()
 
     public init(client: PostgresClient, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
@@ -115,22 +115,24 @@ public struct JobStore: Sendable {
         return nil
     }
 
-    private static func checkQueueRoom(tenant: UUID, defaultLimit: Int, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Throws `queue_full` unless the tenant's queue has room for `adding` more jobs.
+    static func checkQueueRoom(tenant: UUID, adding: Int = 1, defaultLimit: Int, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
             SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying'))::bigint,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultLimit))::bigint
             """, logger: logger)
-        for try await (queued, limit) in rows.decode((Int64, Int64).self) where queued >= limit {
-            throw queueFull("this tenant already has \(queued) jobs waiting (limit \(limit)); wait for some to run")
+        for try await (queued, limit) in rows.decode((Int64, Int64).self) where queued + Int64(adding) > limit {
+            if adding == 1 { throw queueFull("this tenant already has \(queued) jobs waiting (limit \(limit)); wait for some to run") }
+            throw queueFull("this tenant has \(queued) jobs waiting (limit \(limit)): no room for a batch of \(adding); wait for some to run or send fewer")
         }
     }
 
-    private static func queueFull(_ detail: String) -> Problem {
+    static func queueFull(_ detail: String) -> Problem {
         Problem(.tooManyRequests, code: "queue_full", detail, headers: [.retryAfter: "5"])
     }
 
-    private static func checkSession(_ session: UUID, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    static func checkSession(_ session: UUID, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             "SELECT invalidated_at IS NOT NULL FROM sessions WHERE id = \(session) AND tenant_id = \(tenant)", logger: logger)
         for try await invalidated in rows.decode(Bool.self) {
@@ -141,7 +143,7 @@ public struct JobStore: Sendable {
     }
 
     /// A body from a blob or another job must exist now, and be the tenant's own.
-    private static func checkBodySource(_ body: JobSpecification.Body?, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    static func checkBodySource(_ body: JobSpecification.Body?, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         switch body {
         case .blob(let id)?:
             var found = false
