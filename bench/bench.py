@@ -295,7 +295,9 @@ def report(results, args):
                          f"bench client {d['cpu_bench_client_s']:5.2f}")
         lines.append(f"P3: ferryd with FERRY_WORKERS={gateway.P3_WORKERS}, jobs in a session with "
                      f"max_connections_per_host={args.per_host or 'engine default (6)'}, "
-                     f"{gateway.P3_SUBMITTERS} submitting connections; time = first submit until "
+                     f"{gateway.P3_SUBMITTERS} submitting connections, "
+                     f"{f'POST /v1/jobs/batch of {args.p3_batch} jobs' if args.p3_batch else 'one POST /v1/jobs per job'}"
+                     f"; time = first submit until "
                      f"/metrics counts all {SMALL_COUNT} succeeded")
         lines.append("")
     if "P4" in results:
@@ -410,7 +412,7 @@ def measure_p3(args, runs):
     try:
         ferryd.start()
         job_run = gateway.P3Ferryd(ferryd, small_urls(args.port), os.path.join(args.work, "www", "small"),
-                                   SMALL_SIZE, args.per_host)
+                                   SMALL_SIZE, args.per_host, args.p3_batch)
         ordered = {"ferryd": lambda warm_up: job_run(lambda: accepted_connections(args.port)), **runners}
         res = measure_scenario("P3", ordered, runs)
         res["ferryd_runs"] = job_run.details  # submit time and CPU split of every run, warm-up first
@@ -443,6 +445,8 @@ def main():
     p.add_argument("--p4-seconds", type=int, default=10)
     p.add_argument("--per-host", type=int, default=PARALLEL,
                    help="P3: max_connections_per_host of the jobs' session (0: no session)")
+    p.add_argument("--p3-batch", type=int, default=100,
+                   help="P3: jobs per POST /v1/jobs/batch (0: one POST /v1/jobs per job)")
     p.add_argument("--scenarios", default="P1,P2")
     p.add_argument("--runs", type=int, default=0, help="0: each scenario's default")
     args = p.parse_args()

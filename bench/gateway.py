@@ -235,11 +235,12 @@ def sha256_file(path):
 class P3Ferryd:
     """One timed P3 run of ferryd: a fresh tenant, 2,000 jobs, wait until all succeeded."""
 
-    def __init__(self, ferryd, urls, small_dir, size, per_host):
+    def __init__(self, ferryd, urls, small_dir, size, per_host, batch):
         self.ferryd = ferryd
         self.urls = urls
         self.size = size
         self.per_host = per_host
+        self.batch = batch
         self.run_no = 0
         self.api = None
         # The source files' digests, to check every job's result.sha256 (128 MiB, ~0.3 s).
@@ -264,13 +265,19 @@ class P3Ferryd:
         before = accepted_connections()
         cpu0 = (cpu_seconds(self.ferryd.proc.pid), postgres_cpu_seconds(self.ferryd.data_dir), time.process_time())
 
-        def submit(url):
-            job = api.call("POST", "/v1/jobs", {"kind": "download", "request": {"url": url}, **body_extra},
-                           key=key)
-            return job["id"]
+        def job(url):
+            return {"kind": "download", "request": {"url": url}, **body_extra}
 
+        def submit(urls):
+            """The jobs' ids: one POST /v1/jobs/batch, or (batch 0) one POST /v1/jobs per job."""
+            if not self.batch:
+                return [api.call("POST", "/v1/jobs", job(u), key=key)["id"] for u in urls]
+            reply = api.call("POST", "/v1/jobs/batch", {"jobs": [job(u) for u in urls]}, key=key)
+            return [j["id"] for j in reply["jobs"]]
+
+        step = self.batch or 1
         t0 = time.perf_counter()
-        futures = [self.pool.submit(submit, u) for u in self.urls]
+        futures = [self.pool.submit(submit, self.urls[i:i + step]) for i in range(0, len(self.urls), step)]
         submitted = None
         while True:
             if submitted is None and all(f.done() for f in futures):
@@ -291,7 +298,7 @@ class P3Ferryd:
         conns = accepted_connections() - before - 1
         cpu = (cpu_seconds(self.ferryd.proc.pid) - cpu0[0],
                postgres_cpu_seconds(self.ferryd.data_dir) - cpu0[1], time.process_time() - cpu0[2])
-        ids = [f.result() for f in futures]
+        ids = [i for f in futures for i in f.result()]
         self.verify(key, ids)
         self.details.append({"submitted_s": submitted, "elapsed_s": elapsed, "cpu_ferryd_s": cpu[0],
                              "cpu_postgres_s": cpu[1], "cpu_bench_client_s": cpu[2]})
