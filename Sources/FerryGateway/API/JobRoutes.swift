@@ -76,10 +76,12 @@ struct JobRoutes {
         group.get("/jobs/{id}") { _, context -> Response in
             let scope = try scope(context)
             let id = try TenantRoutes.id(context, "id")
-            if let body = recentJobs.body(id, showsTenant: showTenant, scope: scope) { return Self.json(body) }
-            guard let job = try await jobs.job(id, scope: scope) else { throw Problem.notFound("job \(id)") }
-            let body = ByteBuffer(data: try context.responseEncoder.encode(JobView(job, showTenant: showTenant)))
-            recentJobs.remember(body, of: job, showsTenant: showTenant)
+            let encoder = context.responseEncoder
+            let body = try await recentJobs.body(id, showsTenant: showTenant, scope: scope) {
+                guard let job = try await jobs.job(id, scope: scope) else { return nil }
+                return (ByteBuffer(data: try encoder.encode(JobView(job, showTenant: showTenant))), job.tenantID)
+            }
+            guard let body else { throw Problem.notFound("job \(id)") }
             return Self.json(body)
         }
         for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {
