@@ -50,7 +50,7 @@ public final class TenantResponseCaches: EngineSessionOutfitter {
         }
     }
 
-    public func prepare(for owner: EngineSessionOwner) async throws {
+    public func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {
         guard !owner.isEphemeral else { return }
         try await tenantCache(owner.tenantID).cache.refresh(from: index)
     }

@@ -38,10 +38,11 @@ public final class SessionCookieJars: EngineSessionOutfitter {
         configuration.httpShouldSetCookies = true
     }
 
-    public func prepare(for owner: EngineSessionOwner) async throws {
+    public func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {
         guard let session = owner.sessionID, !owner.isEphemeral else { return }
         let jar = persistent.value(for: session) { PersistentJar(jar: SessionCookieJar()) }.jar
-        jar.merge(stored: try await store.cookies(session: session))
+        // With none stored, merging none still drops cookies deleted or expired elsewhere.
+        jar.merge(stored: stored.cookies ? try await store.cookies(session: session) : [])
     }
 
     public func settle(for owner: EngineSessionOwner) async throws {

@@ -6,8 +6,9 @@ public protocol EngineSessionOutfitter: Sendable {
     /// Called once, when the engine session is made.
     func outfit(_ configuration: inout SessionConfiguration, for owner: EngineSessionOwner)
     /// Called before each job's transfer in the owner's session: brings what another ferryd may have
-    /// changed since (a cookie another job set) into the engine session's storage.
-    func prepare(for owner: EngineSessionOwner) async throws
+    /// changed since (a cookie another job set) into the engine session's storage. `stored` says
+    /// what the job's claim found in the database, so that nothing is read that is not there.
+    func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws
     /// A job of the owner ended with this 401: what the outfitter's storage knows about why (a stored
     /// credential the server refused, or one that cannot be opened), to say so in the job's error.
     func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal?
@@ -22,7 +23,7 @@ public protocol EngineSessionOutfitter: Sendable {
 }
 
 extension EngineSessionOutfitter {
-    public func prepare(for owner: EngineSessionOwner) async throws {}
+    public func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {}
     public func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? { nil }
     public func fixedOutfit(for owner: EngineSessionOwner) -> String { "" }
     public func settle(for owner: EngineSessionOwner) async throws {}

@@ -34,8 +34,8 @@ public final class JobEngine: Sendable {
     }
 
     /// Brings the owner's storages up to date before a job runs (see `EngineSessionOutfitter.prepare`).
-    func prepare(for owner: EngineSessionOwner) async throws {
-        for outfitter in outfitters { try await outfitter.prepare(for: owner) }
+    func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {
+        for outfitter in outfitters { try await outfitter.prepare(for: owner, stored: stored) }
     }
 
     /// The first explanation an outfitter has for a job's final 401 (see `EngineSessionOutfitter`).

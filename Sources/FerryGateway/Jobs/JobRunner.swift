@@ -106,7 +106,7 @@ struct JobRunner: Sendable {
             : nil
         let session: Session
         do {
-            try await engine.prepare(for: sessionOwner)
+            try await engine.prepare(for: sessionOwner, stored: claim.stored)
         } catch {
             // Without it the job would run with a stale jar (no login cookie): better later than wrong.
             throw AttemptFailure(

@@ -38,6 +38,8 @@ public struct JobQueue: Sendable {
         public var sessionKind: String?
         /// The client's answers to the job's earlier decisions, by decision id.
         var decisionAnswers: [String: StoredDecisionAnswer] = [:]
+        /// What the owner has stored that the job's engine session must be brought up to date with.
+        var stored = OwnerStoredState.unknown
     }
 
     /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in

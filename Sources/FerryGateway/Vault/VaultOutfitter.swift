@@ -35,9 +35,11 @@ public struct VaultOutfitter: EngineSessionOutfitter {
 
     /// Reads the owner's server-trust and client-certificate credentials before each job: one created
     /// or deleted through the API counts from the next job on, in every ferryd.
-    public func prepare(for owner: EngineSessionOwner) async throws {
+    public func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {
         var settings = VaultTrustedServers.Settings()
-        for record in try await store.connectionCredentials(for: owner).sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
+        // With none stored, the empty settings still drop credentials deleted since.
+        let records = stored.connectionCredentials ? try await store.connectionCredentials(for: owner) : []
+        for record in records.sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
             let (host, port) = (record.space.host, record.space.port)
             do {
                 switch try record.opened(by: store.keyring) {

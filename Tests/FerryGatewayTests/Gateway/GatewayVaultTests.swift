@@ -221,7 +221,7 @@ struct GatewayVaultTests {
         }
     }
 
-    @Test("a server_trust credential's certificate lets jobs reach that self-signed server, and only from the next job after it is stored (TLS-03)")
+    @Test("a server_trust credential's certificate lets jobs reach that self-signed server, from the next job after it is stored until it is deleted (TLS-03)")
     func serverTrust() async throws {
         try await Self.withSecureOrigin({ .init(certificates: $0, selfSigned: true) }) { fixture, secure, certificates in
             let (_, client) = try await fixture.tenant()
@@ -239,6 +239,15 @@ struct GatewayVaultTests {
             #expect(trusted["state"] as? String == "succeeded", "\(trusted)")
             let stranger = try await Self.finished(other, try await other.submit(job))
             #expect(stranger["state"] as? String == "failed", "another tenant does not trust it: \(stranger)")
+
+            // Deleted, it no longer counts from the next job on, though this ferryd applied it before.
+            // (Past the tenant's HTTP cache, which would answer without connecting.)
+            let id = try #require(created["id"] as? String)
+            #expect(try await client.delete("/v1/credentials/\(id)").status == 204)
+            var uncached = job
+            uncached["cache_policy"] = "reload_ignoring_cache"
+            let forgotten = try await Self.finished(client, try await client.submit(uncached))
+            #expect(forgotten["state"] as? String == "failed", "a deleted credential is not applied: \(forgotten)")
         }
     }
 

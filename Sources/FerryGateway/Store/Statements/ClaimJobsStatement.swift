@@ -3,7 +3,8 @@ import PostgresNIO
 
 /// Claims up to `limit` waiting jobs for a worker in one statement (`JobQueue.claim`, which says how
 /// tenants take turns), returning each with its earlier failures, its session's settings and kind,
-/// and the answers to its earlier decisions.
+/// the answers to its earlier decisions, and whether its owner has cookies or connection credentials
+/// stored (`OwnerStoredState`).
 ///
 /// The plan must not depend on how fresh the table's statistics are, nor on the values (a prepared
 /// statement soon runs a generic plan): a queue filled within seconds still looks empty to the
@@ -68,7 +69,12 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
                (SELECT count(*) FROM job_attempts a WHERE a.job_id = claimed.id AND a.outcome = 'retrying')::bigint,
                (SELECT s.configuration::text FROM sessions s WHERE s.id = claimed.session_id),
                (SELECT s.kind FROM sessions s WHERE s.id = claimed.session_id),
-               claimed.decision_answers::text
+               claimed.decision_answers::text,
+               EXISTS (SELECT 1 FROM session_cookies c
+                       WHERE c.session_id = claimed.session_id AND (c.expires_at IS NULL OR c.expires_at > now())),
+               EXISTS (SELECT 1 FROM credentials k
+                       WHERE k.tenant_id = claimed.tenant_id AND k.method IN ('server_trust', 'client_certificate')
+                         AND (k.persistence = 'permanent' OR k.session_id = claimed.session_id))
         FROM claimed
         """
     static let bindingDataTypes: [PostgresDataType] = [.int8, .int8, .int8, .text, .int8]
@@ -97,7 +103,11 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
         let session = try columns[JobRecord.columnCount + 1].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
         let sessionKind = try columns[JobRecord.columnCount + 2].decode(String?.self)
         let answers = try JobSpecification.decode([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
+        let stored = OwnerStoredState(
+            cookies: try columns[JobRecord.columnCount + 4].decode(Bool.self),
+            connectionCredentials: try columns[JobRecord.columnCount + 5].decode(Bool.self))
         return JobQueue.Claim(
-            job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind, decisionAnswers: answers)
+            job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind, decisionAnswers: answers,
+            stored: stored)
     }
 }
