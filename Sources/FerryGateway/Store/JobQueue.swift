@@ -16,11 +16,13 @@ public struct JobQueue: Sendable {
     let logger: Logger
     /// Running-job limit for tenants without their own (`tenants.max_running_jobs`).
     let defaultMaxRunningJobs: Int
+    let ends: JobEndWriter
 
     public init(client: PostgresClient, logger: Logger, defaultMaxRunningJobs: Int = 64) {
         self.client = client
         self.logger = logger
         self.defaultMaxRunningJobs = defaultMaxRunningJobs
+        self.ends = JobEndWriter(client: client, logger: logger)
     }
 
     /// Waiting jobs read per tenant beyond the claim's limit: jobs another claimer holds locked right
@@ -144,14 +146,12 @@ public struct JobQueue: Sendable {
         }
     }
 
-    /// Writes the attempt's end and releases the lease, in one transaction. False when the lease had
-    /// already been lost (nothing is written then).
+    /// Writes the attempt's end and releases the lease, in one transaction (shared with other ends
+    /// written at the same time: `JobEndWriter`). False when the lease had already been lost (nothing
+    /// is written then).
     @discardableResult
     public func finish(job: UUID, attempt: Int, owner: String, _ completion: Completion) async throws -> Bool {
-        let statement = FinishJobStatement(job: job, attempt: attempt, owner: owner, completion: completion)
-        var updated = false
-        for try await written in try await client.execute(statement, logger: logger) { updated = written }
-        return updated
+        try await ends.write(JobEndWriter.End(job: job, attempt: attempt, owner: owner, completion: completion))
     }
 
     /// Jobs whose worker stopped renewing its lease go back to the queue (or, when a pause or cancel
