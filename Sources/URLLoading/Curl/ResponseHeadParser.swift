@@ -21,10 +21,10 @@ struct ResponseHeadParser {
     mutating func consume(line bytes: UnsafeRawBufferPointer) -> Head? {
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
 
-        if line.hasPrefix("HTTP/") {
-            startHead(statusLine: line)
+        if line.starts(with: "HTTP/".utf8) {
+            startHead(statusLine: String(decoding: line, as: UTF8.self))
             return nil
         }
         if line.isEmpty {
@@ -32,22 +32,34 @@ struct ResponseHeadParser {
                 self.statusCode = nil
                 return nil
             }
-            let length = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let length = headers["Content-Length"].flatMap { Int64($0) }
             let head = Head(statusCode: statusCode, httpVersion: httpVersion, headers: headers, contentLength: length)
             self.statusCode = nil
             return head
         }
         guard statusCode != nil else { return nil }
-        if line.first == " " || line.first == "\t" {
+        if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
             // An obsolete folded continuation line belongs to the previous field.
-            headers.appendToLastValue(line.trimmingCharacters(in: .whitespaces))
+            headers.appendToLastValue(String(decoding: Self.trimmingBlanks(line), as: UTF8.self))
             return nil
         }
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        if !name.isEmpty { headers.add(name: name, value: value) }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let name = Self.trimmingBlanks(UnsafeRawBufferPointer(rebasing: line[..<colon]))
+        let value = Self.trimmingBlanks(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+        if !name.isEmpty { headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)) }
         return nil
+    }
+
+    /// The bytes without the spaces and tabs around them (RFC 9110's optional whitespace), in bytes:
+    /// Foundation's `trimmingCharacters` goes through NSString on Linux, and every header line of
+    /// every response paid for it.
+    static func trimmingBlanks(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        var end = bytes.count
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     private mutating func startHead(statusLine: String) {
