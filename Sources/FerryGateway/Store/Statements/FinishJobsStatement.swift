@@ -7,7 +7,8 @@ import PostgresNIO
 /// lost writes nothing.
 ///
 /// The ends come as one JSON array, read by `jsonb_to_recordset`: their fields are nullable, which
-/// PostgreSQL arrays bound from Swift are not. Prepared once per connection, as are the other
+/// PostgreSQL arrays bound from Swift are not, and the response, result and decision are nested in
+/// it as they are stored, encoded once. Prepared once per connection, as are the other
 /// statements in this folder (parsing and planning them was about 40% of PostgreSQL's CPU in P3).
 struct FinishJobsStatement: PostgresPreparedStatement {
     typealias Row = UUID
@@ -16,17 +17,17 @@ struct FinishJobsStatement: PostgresPreparedStatement {
         WITH given AS (
             SELECT * FROM jsonb_to_recordset($1::jsonb) AS g(
                 job uuid, attempt integer, owner text, state text, bytes_done bigint, bytes_expected bigint,
-                bytes_per_second bigint, response text, result text, error_code text, error_message text,
-                resume_data text, retry_delay_us bigint, terminal boolean, decision text,
+                bytes_per_second bigint, response jsonb, result jsonb, error_code text, error_message text,
+                resume_data text, retry_delay_us bigint, terminal boolean, decision jsonb,
                 decision_timeout_seconds bigint, outcome text, http_status integer, wakes boolean)
         ), finished AS (
             UPDATE jobs SET state = g.state, lease_owner = NULL, lease_expires_at = NULL, stop_request = NULL,
                 bytes_done = g.bytes_done, bytes_expected = g.bytes_expected, bytes_per_second = g.bytes_per_second,
-                response = coalesce(g.response::jsonb, jobs.response), result = g.result::jsonb,
+                response = coalesce(g.response, jobs.response), result = g.result,
                 error_code = g.error_code, error_message = g.error_message, resume_data = g.resume_data::jsonb,
                 run_after = now() + g.retry_delay_us * interval '1 microsecond',
                 finished_at = CASE WHEN g.terminal THEN now() ELSE NULL END,
-                decision = g.decision::jsonb,
+                decision = g.decision,
                 decision_deadline = now() + g.decision_timeout_seconds * interval '1 second'
             FROM given g
             WHERE jobs.id = g.job AND jobs.lease_owner = g.owner AND jobs.attempt = g.attempt
@@ -51,14 +52,14 @@ struct FinishJobsStatement: PostgresPreparedStatement {
         var bytes_done: Int64
         var bytes_expected: Int64?
         var bytes_per_second: Int64?
-        var response: String?
-        var result: String?
+        var response: JobRecord.StoredResponse?
+        var result: JobRecord.StoredResult?
         var error_code: String?
         var error_message: String?
         var resume_data: String?
         var retry_delay_us: Int64
         var terminal: Bool
-        var decision: String?
+        var decision: PendingDecision?
         var decision_timeout_seconds: Int?
         var outcome: String
         var http_status: Int?
@@ -74,8 +75,8 @@ struct FinishJobsStatement: PostgresPreparedStatement {
             bytes_done = completion.progress.bytesDone
             bytes_expected = completion.progress.bytesExpected
             bytes_per_second = completion.progress.bytesPerSecond
-            response = completion.response.map { JobSpecification.json($0) }
-            result = completion.result.map { JobSpecification.json($0) }
+            response = completion.response
+            result = completion.result
             error_code = completion.errorCode
             error_message = completion.errorMessage
             resume_data = completion.resumeData
@@ -83,7 +84,7 @@ struct FinishJobsStatement: PostgresPreparedStatement {
                 Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000
             } ?? 0
             terminal = completion.state.isTerminal
-            decision = completion.decision.map { JobSpecification.json($0) }
+            decision = completion.decision
             decision_timeout_seconds = completion.decisionTimeoutSeconds
             outcome = completion.attemptOutcome
             http_status = completion.httpStatus
