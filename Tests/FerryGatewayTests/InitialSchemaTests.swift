@@ -52,6 +52,19 @@ struct InitialSchemaTests {
         }
     }
 
+    @Test("jobs and job_attempts are vacuumed after a few hundred changes, not a fifth of the table (0009)")
+    func queueTablesVacuumSoon() async throws {
+        try await withMigratedDatabase { connection in
+            for table in ["jobs", "job_attempts"] {
+                let options = try await PostgresProbe.value(
+                    "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = \(table) AND relkind = 'r'", as: String.self,
+                    on: connection)
+                #expect(options?.contains("autovacuum_vacuum_scale_factor=0.02") == true, "\(table): \(options ?? "none")")
+                #expect(options?.contains("autovacuum_analyze_threshold=500") == true, "\(table): \(options ?? "none")")
+            }
+        }
+    }
+
     @Test func jobsKeepToTheirStatesTheirTenantAndTheirTimestamps() async throws {
         try await withMigratedDatabase { connection in
             let tenant = UUID()
