@@ -17,13 +17,22 @@ struct InitialSchemaTests {
     }
 
     func withMigratedDatabase(_ body: (PostgresConnection) async throws -> Void) async throws {
-        let directory = try Self.repositoryMigrations()
+        try await Self.withMigratedDatabase(logger: logger) { _, connection, report in
+            #expect(report.lines.first == "applied 0001_initial")
+            try await body(connection)
+        }
+    }
+
+    /// A fresh database with the repository's migrations applied, and a connection to it.
+    static func withMigratedDatabase(
+        logger: Logger, _ body: (TestDatabase, PostgresConnection, MigrationReport) async throws -> Void
+    ) async throws {
+        let directory = try repositoryMigrations()
         let migrations = try directory.load()
         try await TestDatabase.withFresh { database in
             try await database.withConnection { connection in
                 let report = try await MigrationRunner(logger: logger).apply(migrations, directory: directory.path, on: connection)
-                #expect(report.lines.first == "applied 0001_initial")
-                try await body(connection)
+                try await body(database, connection, report)
             }
         }
     }

@@ -12,21 +12,16 @@ struct JobEndWriterTests {
 
     @Test("many ends at once: each job gets its own state, progress and attempt record; a lost lease writes nothing")
     func concurrentEnds() async throws {
-        let directory = try InitialSchemaTests.repositoryMigrations()
-        let migrations = try directory.load()
-        try await TestDatabase.withFresh { database in
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { database, connection, _ in
             let tenant = UUID()
-            try await database.withConnection { connection in
-                _ = try await MigrationRunner(logger: logger).apply(migrations, directory: directory.path, on: connection)
-                try await PostgresProbe.execute("INSERT INTO tenants (id, name, max_running_jobs) VALUES (\(tenant), 'a', 200)", on: connection)
-                try await PostgresProbe.execute(
-                    """
-                    INSERT INTO jobs (tenant_id, kind, request, policies, max_attempts)
-                    SELECT \(tenant), 'download', jsonb_build_object('url', 'http://example.invalid/' || g, 'method', 'GET', 'headers', '[]'::jsonb),
-                           '{"follow_redirects": true, "max_redirects": 10}'::jsonb, 3
-                    FROM generate_series(1, 120) g
-                    """, on: connection)
-            }
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name, max_running_jobs) VALUES (\(tenant), 'a', 200)", on: connection)
+            try await PostgresProbe.execute(
+                """
+                INSERT INTO jobs (tenant_id, kind, request, policies, max_attempts)
+                SELECT \(tenant), 'download', jsonb_build_object('url', 'http://example.invalid/' || g, 'method', 'GET', 'headers', '[]'::jsonb),
+                       '{"follow_redirects": true, "max_redirects": 10}'::jsonb, 3
+                FROM generate_series(1, 120) g
+                """, on: connection)
             let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await client.run() }

@@ -67,7 +67,7 @@ public struct JobStore: Sendable {
             return .created(try await client.withConnection { connection in try await insert(hash: nil, on: connection) })
         }
         return try await client.withTransaction(logger: logger) { connection in
-            if let key = idempotencyKey, let existing = try await Self.job(idempotencyKey: key, tenant: tenant, on: connection, logger: logger) {
+            if let key = idempotencyKey, let existing = try await Self.jobs(idempotencyKeys: [key], tenant: tenant, on: connection, logger: logger).first {
                 guard existing.hash == bodyDigest else {
                     throw Problem(.conflict, code: "idempotency_key_reused",
                                   "this Idempotency-Key was used before with a different request body")
@@ -92,31 +92,50 @@ public struct JobStore: Sendable {
         for try await inserted in try await connection.execute(statement, logger: logger) {
             return (inserted.job, countRoom ? (inserted.waiting, inserted.limit) : nil)
         }
-        // Nothing inserted: the session is not usable or the queue is full (these throw saying
-        // which), or another request with the same key won the race between its check and the insert.
-        if let session = job.sessionID { try await checkSession(session, tenant: tenant, on: connection, logger: logger) }
-        try await checkQueueRoom(tenant: tenant, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
+        try await explainRefused([job], tenant: tenant, idempotencyKey: idempotencyKey, defaultMaxQueued: defaultMaxQueued, on: connection, logger: logger)
+    }
+
+    /// Why an insert took fewer of `jobs` than given: a session that is not usable or a queue without
+    /// room for them all (these throw saying which), or (with a key) another request with the same
+    /// key that won the race between its check and the insert.
+    static func explainRefused(
+        _ jobs: [JobSpecification], tenant: UUID, idempotencyKey: String?, defaultMaxQueued: Int,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Never {
+        var checked: Set<UUID> = []
+        for session in jobs.compactMap(\.sessionID) where checked.insert(session).inserted {
+            try await checkSession(session, tenant: tenant, on: connection, logger: logger)
+        }
+        try await checkQueueRoom(tenant: tenant, adding: jobs.count, defaultLimit: defaultMaxQueued, on: connection, logger: logger)
         guard idempotencyKey != nil else {
-            // Without a key only a full queue is left: it was full when the insert ran and a worker
-            // has taken a job from it since.
-            throw queueFull("this tenant's queue was full; wait for some jobs to run")
+            // Without a key only a full queue is left: it had no room when the insert ran, and a
+            // worker has taken jobs from it since.
+            if jobs.count == 1 { throw queueFull("this tenant's queue was full; wait for some jobs to run") }
+            throw queueFull("this tenant's queue had no room for a batch of \(jobs.count); wait for some jobs to run")
         }
         throw Problem(.conflict, code: "idempotency_key_in_use", "a request with this Idempotency-Key is being processed; retry it")
     }
 
-    private static func job(idempotencyKey: String, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (job: JobRecord, hash: Data)? {
+    /// The jobs made with these idempotency keys, in the order they were made, with the request body
+    /// digest each was stored with.
+    static func jobs(
+        idempotencyKeys keys: [String], tenant: UUID, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [(job: JobRecord, hash: Data)] {
         let rows = try await connection.query(
-            "SELECT \(unescaped: JobRecord.columns), idempotency_hash FROM jobs WHERE tenant_id = \(tenant) AND idempotency_key = \(idempotencyKey)",
-            logger: logger)
+            """
+            SELECT \(unescaped: JobRecord.columns), idempotency_hash FROM jobs
+            WHERE tenant_id = \(tenant) AND idempotency_key = ANY(\(keys))
+            ORDER BY created_at, id
+            """, logger: logger)
+        var found: [(job: JobRecord, hash: Data)] = []
         for try await row in rows {
-            let hash = try row.makeRandomAccess()[JobRecord.columnCount].decode(Data.self)
-            return (try JobRecord(row: row), hash)
+            found.append((try JobRecord(row: row), try row.makeRandomAccess()[JobRecord.columnCount].decode(Data.self)))
         }
-        return nil
+        return found
     }
 
     /// Throws `queue_full` unless the tenant's queue has room for `adding` more jobs.
-    static func checkQueueRoom(tenant: UUID, adding: Int = 1, defaultLimit: Int, on connection: PostgresConnection, logger: Logger) async throws {
+    private static func checkQueueRoom(tenant: UUID, adding: Int = 1, defaultLimit: Int, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
             SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying'))::bigint,
@@ -128,11 +147,11 @@ public struct JobStore: Sendable {
         }
     }
 
-    static func queueFull(_ detail: String) -> Problem {
+    private static func queueFull(_ detail: String) -> Problem {
         Problem(.tooManyRequests, code: "queue_full", detail, headers: [.retryAfter: "5"])
     }
 
-    static func checkSession(_ session: UUID, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+    private static func checkSession(_ session: UUID, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             "SELECT invalidated_at IS NOT NULL FROM sessions WHERE id = \(session) AND tenant_id = \(tenant)", logger: logger)
         for try await invalidated in rows.decode(Bool.self) {
