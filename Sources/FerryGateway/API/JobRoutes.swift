@@ -52,7 +52,7 @@ struct JobRoutes {
             let id = try TenantRoutes.id(context, "id")
             let file = try await jobs.delete(id, scope: .tenant(tenant))
             recentJobs.forget(id)
-            if let file, let path = files.absolute(file) { unlink(path) }
+            if let file, let path = files.absolute(file) { files.spares.recycle(path) }
             return HTTPResponse.Status.noContent
         }
     }

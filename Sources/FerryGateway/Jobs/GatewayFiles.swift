@@ -8,12 +8,16 @@ import Foundation
 /// <data>/files/<tenant>/*.tmp          downloads in progress and partial files of paused jobs
 /// <data>/blobs/<tenant>/<blob>         bodies uploaded with PUT /v1/blobs
 /// <data>/cache/<tenant>/<entry>.body  bodies of the tenant's HTTP cache (index: cache_entries)
+/// <data>/spare/<name>                  deleted jobs' files, emptied, for the next downloads (SpareFiles)
 /// ```
 public struct GatewayFiles: Sendable {
     public let dataDirectory: String
+    /// Deleted jobs' files kept for new downloads; shared by every copy of this value.
+    public let spares: SpareFiles
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
+        spares = SpareFiles(directory: "\(dataDirectory)/spare")
     }
 
     public func jobDirectory(tenant: UUID) -> String { "files/\(tenant.uuidString.lowercased())" }

@@ -148,6 +148,7 @@ struct JobRunner: Sendable {
             throw AttemptFailure(error.code.rawValue, error.message)
         }
         task.temporaryDirectory = directory
+        task.spareFiles = files.spares
         return (task, decisions)
     }
 

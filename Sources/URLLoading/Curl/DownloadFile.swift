@@ -22,15 +22,37 @@ final class DownloadFile: @unchecked Sendable {
         self.hasher = hasher
     }
 
-    /// A new, private (0600) file in `directory`.
-    static func create(in directory: URL, for source: URL) throws(TransferError) -> DownloadFile {
+    /// A new, private (0600) file in `directory`: a spare from `spares` when it has one, else created.
+    static func create(in directory: URL, for source: URL, spares: (any SpareFileSource)? = nil) throws(TransferError) -> DownloadFile {
         let url = directory.appendingPathComponent("ferry-download-\(UUID().uuidString).tmp")
+        if let spares, spares.moveSpareFile(to: url.path) {
+            if let descriptor = openSpare(at: url.path) {
+                return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
+            }
+            unlink(url.path)
+        }
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw TransferError(.cannotWriteToFile, "cannot create \(url.path): \(String(cString: strerror(errno)))",
                                 failingURL: source)
         }
         return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
+    }
+
+    /// Opens a spare file moved to `path`, emptied and private; nil when it is not a regular file of
+    /// its own (a symbolic link, a FIFO, a file with another hard link), so that writing the body can
+    /// never reach another file. Emptied only after that check: `O_TRUNC` would empty a linked file.
+    /// `O_NONBLOCK` keeps a FIFO from blocking the open; it changes nothing for a regular file.
+    private static func openSpare(at path: String) -> Int32? {
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1,
+              ftruncate(descriptor, 0) == 0, fchmod(descriptor, 0o600) == 0 else {
+            Foundation.close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 
     /// What reopening a partial file found.

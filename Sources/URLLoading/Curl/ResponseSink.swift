@@ -15,7 +15,7 @@ enum ResponseSink {
     static func make(for task: SessionTask, expectedLength: Int64?) throws(TransferError) -> ResponseSink {
         if let download = task as? DownloadTask {
             let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
-            return .file(try DownloadFile.create(in: directory, for: task.originalRequest.url))
+            return .file(try DownloadFile.create(in: directory, for: task.originalRequest.url, spares: download.spareFiles))
         }
         guard let dataTask = task as? DataTask else { return .none }
         switch dataTask.bodyDelivery {

@@ -12,6 +12,7 @@ import Foundation
 public final class DownloadTask: SessionTask, @unchecked Sendable {
     private struct DownloadState {
         var temporaryDirectory: URL?
+        var spareFiles: (any SpareFileSource)?
         var producesResumeDataOnCancel = false
         var resumeOffset: Int64?
         var fileLength: Int64?
@@ -43,6 +44,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var temporaryDirectory: URL? {
         get { downloadState.withLock { $0.temporaryDirectory } }
         set { downloadState.withLock { $0.temporaryDirectory = newValue } }
+    }
+
+    /// Where the temporary file comes from when one is available: a spare file moved into
+    /// `temporaryDirectory` instead of a new one (see `SpareFileSource`). Set before `resume()`.
+    public var spareFiles: (any SpareFileSource)? {
+        get { downloadState.withLock { $0.spareFiles } }
+        set { downloadState.withLock { $0.spareFiles = newValue } }
     }
 
     /// For a task made from resume data, the offset it continued at once the response arrived: the

@@ -40,9 +40,53 @@ struct GatewayJobTests {
             // Finished: it can be deleted, and then it and its file are gone.
             #expect(try await client.delete("/v1/jobs/\(id)").status == 204)
             #expect(try await client.get("/v1/jobs/\(id)").status == 404)
-            #expect(!FileManager.default.fileExists(atPath: "\(fixture.dataDirectory)/files"
-                + "/\(String(describing: job["tenant"] ?? ""))/\(id)"))
+            #expect(Self.contentFile(of: id, in: fixture.dataDirectory) == nil)
         }
+    }
+
+    @Test("a deleted job's file is emptied and kept as a spare, and the next download writes into it")
+    func deletedFilesAreReused() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            func download(_ size: Int) async throws -> String {
+                let created = try await client.post("/v1/jobs", json: ["kind": "download", "request": ["url": fixture.origin.url("/bytes/\(size)")]])
+                let id = try #require(created["id"] as? String, "\(created.text)")
+                #expect(try await client.waitForState(id, ["succeeded", "failed"])["state"] as? String == "succeeded")
+                return id
+            }
+            let first = try await download(200_000)
+            let firstFile = try #require(Self.contentFile(of: first, in: fixture.dataDirectory))
+            let inode = try Self.inode(firstFile)
+
+            #expect(try await client.delete("/v1/jobs/\(first)").status == 204)
+            let spareDirectory = "\(fixture.dataDirectory)/spare"
+            let spares = try FileManager.default.contentsOfDirectory(atPath: spareDirectory)
+            #expect(spares.count == 1)
+            #expect(try Self.inode("\(spareDirectory)/\(spares[0])") == inode)
+            let spareSize = try FileManager.default.attributesOfItem(atPath: "\(spareDirectory)/\(spares[0])")[.size] as? Int
+            #expect(spareSize == 0)
+
+            let second = try await download(1000)
+            let secondFile = try #require(Self.contentFile(of: second, in: fixture.dataDirectory))
+            #expect(try Self.inode(secondFile) == inode)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spareDirectory).isEmpty)
+            let content = try await client.get("/v1/jobs/\(second)/content")
+            #expect(Array(content.body) == OriginServer.patternBytes(count: 1000))
+        }
+    }
+
+    /// The path of a job's content file under `<data>/files/<tenant>/`, if there is one.
+    static func contentFile(of job: String, in dataDirectory: String) -> String? {
+        let files = "\(dataDirectory)/files"
+        for tenant in (try? FileManager.default.contentsOfDirectory(atPath: files)) ?? [] {
+            let path = "\(files)/\(tenant)/\(job)"
+            if FileManager.default.fileExists(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    static func inode(_ path: String) throws -> UInt64 {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
     @Test("a data job POSTs its inline body and keeps the response; an upload job sends a blob streamed in before")
