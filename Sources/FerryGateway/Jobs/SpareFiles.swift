@@ -36,7 +36,7 @@ public final class SpareFiles: SpareFileSource {
     /// Deletes the file at `path`: empties it and keeps it as a spare, or unlinks it when there are
     /// enough spares or keeping it fails. The file is gone from `path` either way.
     public func recycle(_ path: String) {
-        guard names.withLock({ $0.count }) < capacity, truncate(path, 0) == 0 else {
+        guard names.withLock({ $0.count }) < capacity, Self.empty(path) else {
             unlink(path)
             return
         }
@@ -50,6 +50,17 @@ public final class SpareFiles: SpareFileSource {
             }
         }
         names.withLock { $0.append(name) }
+    }
+
+    /// Truncates the file to 0 bytes through a descriptor that is closed at once. ext4 writes a file
+    /// out at its first close after a truncation (`auto_da_alloc`): spent here on an empty file, that
+    /// flush no longer hits the download that reuses it, whose bytes then wait in the page cache like a
+    /// new file's.
+    private static func empty(_ path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let emptied = ftruncate(descriptor, 0) == 0
+        return close(descriptor) == 0 && emptied
     }
 
     public func moveSpareFile(to path: String) -> Bool {

@@ -42,13 +42,15 @@ final class DownloadFile: @unchecked Sendable {
     /// Opens a spare file moved to `path`, emptied and private; nil when it is not a regular file of
     /// its own (a symbolic link, a FIFO, a file with another hard link), so that writing the body can
     /// never reach another file. Emptied only after that check: `O_TRUNC` would empty a linked file.
-    /// `O_NONBLOCK` keeps a FIFO from blocking the open; it changes nothing for a regular file.
+    /// `O_NONBLOCK` keeps a FIFO from blocking the open; it changes nothing for a regular file. An
+    /// empty spare is not truncated again: ext4 writes a file out at its next close after a truncation
+    /// (`auto_da_alloc`), which a new file would not pay.
     private static func openSpare(at path: String) -> Int32? {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1,
-              ftruncate(descriptor, 0) == 0, fchmod(descriptor, 0o600) == 0 else {
+              status.st_size == 0 || ftruncate(descriptor, 0) == 0, fchmod(descriptor, 0o600) == 0 else {
             Foundation.close(descriptor)
             return nil
         }
