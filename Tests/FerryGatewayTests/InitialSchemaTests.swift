@@ -74,6 +74,31 @@ struct InitialSchemaTests {
         }
     }
 
+    @Test("an Idempotency-Key is unique per tenant; jobs without one add nothing to its index, and jobs_for_claiming is gone (0011)")
+    func idempotencyKeysIndexOnlyKeyedJobs() async throws {
+        try await withMigratedDatabase { connection in
+            let tenant = UUID()
+            let other = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(tenant), 'a'), (\(other), 'b')", on: connection)
+            let hash = "'\\x\(String(repeating: "ab", count: 32))'::bytea"
+            func insert(_ owner: UUID, key: String?) -> PostgresQuery {
+                "INSERT INTO jobs (tenant_id, kind, request, idempotency_key, idempotency_hash) VALUES (\(owner), 'download', '{}', \(key), \(unescaped: key == nil ? "NULL" : hash))"
+            }
+            try await PostgresProbe.execute(insert(tenant, key: "k"), on: connection)
+            try await PostgresProbe.execute(insert(other, key: "k"), on: connection)
+            await rejects(insert(tenant, key: "k"), on: connection, sqlState: "23505")
+            try await PostgresProbe.execute(insert(tenant, key: nil), on: connection)
+            try await PostgresProbe.execute(insert(tenant, key: nil), on: connection)
+
+            let definition = try await PostgresProbe.value(
+                "SELECT indexdef FROM pg_indexes WHERE tablename = 'jobs' AND indexname = 'jobs_by_idempotency_key'", as: String.self, on: connection)
+            #expect(definition?.hasSuffix("WHERE (idempotency_key IS NOT NULL)") == true, "\(definition ?? "no such index")")
+            let claimingIndex = try await PostgresProbe.value(
+                "SELECT count(*)::bigint FROM pg_indexes WHERE indexname = 'jobs_for_claiming'", as: Int64.self, on: connection)
+            #expect(claimingIndex == 0)
+        }
+    }
+
     @Test func jobsKeepToTheirStatesTheirTenantAndTheirTimestamps() async throws {
         try await withMigratedDatabase { connection in
             let tenant = UUID()

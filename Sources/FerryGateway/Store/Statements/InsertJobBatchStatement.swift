@@ -28,7 +28,7 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
               AND (g.session_id = '' OR EXISTS (
                   SELECT 1 FROM sessions s WHERE s.id = nullif(g.session_id, '')::uuid AND s.tenant_id = $1 AND s.invalidated_at IS NULL))
             ORDER BY g.position
-            ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+            ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING *
         )
         SELECT \(JobRecord.columns) FROM inserted

@@ -23,7 +23,7 @@ struct InsertJobStatement: PostgresPreparedStatement {
             FROM room WHERE room.queued < room.cap
               AND ($4::uuid IS NULL OR EXISTS (
                   SELECT 1 FROM sessions s WHERE s.id = $4 AND s.tenant_id = $2 AND s.invalidated_at IS NULL))
-            ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+            ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING *
         )
         SELECT \(JobRecord.columns), (SELECT queued + 1 FROM room)::bigint, (SELECT cap FROM room)::bigint FROM inserted
