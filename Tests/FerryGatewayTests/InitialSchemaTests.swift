@@ -61,7 +61,7 @@ struct InitialSchemaTests {
         }
     }
 
-    @Test("jobs and job_attempts are vacuumed after a few hundred changes, not a fifth of the table (0009)")
+    @Test("jobs and job_attempts are vacuumed after a few hundred changes, not a fifth of the table (0009), and keep their pages (0012)")
     func queueTablesVacuumSoon() async throws {
         try await withMigratedDatabase { connection in
             for table in ["jobs", "job_attempts"] {
@@ -70,6 +70,7 @@ struct InitialSchemaTests {
                     on: connection)
                 #expect(options?.contains("autovacuum_vacuum_scale_factor=0.02") == true, "\(table): \(options ?? "none")")
                 #expect(options?.contains("autovacuum_analyze_threshold=500") == true, "\(table): \(options ?? "none")")
+                #expect(options?.contains("vacuum_truncate=false") == true, "\(table): \(options ?? "none")")
             }
         }
     }

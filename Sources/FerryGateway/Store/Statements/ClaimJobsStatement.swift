@@ -57,7 +57,7 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
         ), claimed AS (
             UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_owner = $4,
                 lease_expires_at = now() + $5 * interval '1 second', stop_request = NULL
-            FROM picked WHERE jobs.id = picked.job_id
+            WHERE jobs.id = ANY (ARRAY(SELECT job_id FROM picked))
             RETURNING jobs.*
         ), attempts AS (
             INSERT INTO job_attempts (job_id, attempt, worker) SELECT id, attempt, $4 FROM claimed

@@ -30,12 +30,14 @@ struct FinishJobsStatement: PostgresPreparedStatement {
                 decision = g.decision,
                 decision_deadline = now() + g.decision_timeout_seconds * interval '1 second'
             FROM given g
-            WHERE jobs.id = g.job AND jobs.lease_owner = g.owner AND jobs.attempt = g.attempt
+            WHERE jobs.id = ANY (ARRAY(SELECT job FROM given)) AND jobs.id = g.job AND jobs.lease_owner = g.owner
+              AND jobs.attempt = g.attempt
             RETURNING jobs.id, g.attempt, g.outcome, g.error_code, g.http_status, g.bytes_done, g.wakes
         ), attempts AS (
             UPDATE job_attempts a SET finished_at = now(), outcome = f.outcome, error_code = f.error_code,
                 http_status = f.http_status, bytes = f.bytes_done
-            FROM finished f WHERE a.job_id = f.id AND a.attempt = f.attempt
+            FROM finished f
+            WHERE a.job_id = ANY (ARRAY(SELECT id FROM finished)) AND a.job_id = f.id AND a.attempt = f.attempt
         ), wake AS (
             SELECT pg_notify($2, '') WHERE EXISTS (SELECT 1 FROM finished WHERE wakes)
         )
