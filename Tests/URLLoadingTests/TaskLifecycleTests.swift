@@ -42,7 +42,8 @@ struct TaskLifecycleTests {
             #expect(task.progress.bytesReceived == whilePaused)
             #expect(whilePaused < 40_000, "the transfer stopped before its end")
             task.resume()
-            #expect(task.state == .running)
+            // The rest may already wait in the socket: the task can complete before this line.
+            #expect(task.state == .running || task.state == .completed, "\(task.state)")
             let (data, _) = try await task.value()
             #expect(data == Fixture.pattern(40_000))
             #expect(origin.connectionCount == 1)

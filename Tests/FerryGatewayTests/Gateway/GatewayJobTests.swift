@@ -56,19 +56,19 @@ struct GatewayJobTests {
             }
             let first = try await download(200_000)
             let firstFile = try #require(Self.contentFile(of: first, in: fixture.dataDirectory))
-            let inode = try Self.inode(firstFile)
+            let inode = try SpareFilesTests.inode(firstFile)
 
             #expect(try await client.delete("/v1/jobs/\(first)").status == 204)
             let spareDirectory = "\(fixture.dataDirectory)/spare"
             let spares = try FileManager.default.contentsOfDirectory(atPath: spareDirectory)
             #expect(spares.count == 1)
-            #expect(try Self.inode("\(spareDirectory)/\(spares[0])") == inode)
+            #expect(try SpareFilesTests.inode("\(spareDirectory)/\(spares[0])") == inode)
             let spareSize = try FileManager.default.attributesOfItem(atPath: "\(spareDirectory)/\(spares[0])")[.size] as? Int
             #expect(spareSize == 0)
 
             let second = try await download(1000)
             let secondFile = try #require(Self.contentFile(of: second, in: fixture.dataDirectory))
-            #expect(try Self.inode(secondFile) == inode)
+            #expect(try SpareFilesTests.inode(secondFile) == inode)
             #expect(try FileManager.default.contentsOfDirectory(atPath: spareDirectory).isEmpty)
             let content = try await client.get("/v1/jobs/\(second)/content")
             #expect(Array(content.body) == OriginServer.patternBytes(count: 1000))
@@ -83,10 +83,6 @@ struct GatewayJobTests {
             if FileManager.default.fileExists(atPath: path) { return path }
         }
         return nil
-    }
-
-    static func inode(_ path: String) throws -> UInt64 {
-        try #require((FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
     @Test("a data job POSTs its inline body and keeps the response; an upload job sends a blob streamed in before")
