@@ -188,13 +188,13 @@ struct AuthenticationTests {
     func lateAnswer() async throws {
         try await Fixture.withOrigin { origin in
             let delegate = ChallengeDelegate { _ in
-                try? await Task.sleep(for: .seconds(14))
+                try? await Task.sleep(for: .seconds(24))
                 return .useCredential(Credentials.good)
             }
             // The answer takes longer than the idle timeout, which is still long enough for the
             // retried request on a loaded two-core machine running the whole suite (under the Thread
             // Sanitizer, 4 s was not).
-            let session = try Credentials.session(delegate: delegate) { $0.requestTimeout = 10 }
+            let session = try Credentials.session(delegate: delegate) { $0.requestTimeout = 20 }
             let (_, response) = try await session.data(for: Fixture.request(origin.url("/protected/late")))
             #expect(response.statusCode == 200)
         }

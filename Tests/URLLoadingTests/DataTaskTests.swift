@@ -112,10 +112,10 @@ struct DataTaskTests {
             // The answer comes well after the idle timeout would have fired. The timeout itself is
             // generous: a loaded machine may stall the transfer for a few seconds once it flows again.
             let delegate = RecordingDelegate(disposition: { _ in
-                try? await Task.sleep(for: .seconds(15))
+                try? await Task.sleep(for: .seconds(24))
                 return .allow
             })
-            let session = try Fixture.session({ $0.requestTimeout = 10 }, delegate: delegate)
+            let session = try Fixture.session({ $0.requestTimeout = 20 }, delegate: delegate)
             let task = try session.dataTask(with: Fixture.request(origin.url("/bytes/300000")))
             task.resume()
             let failure = await task.waitUntilCompleted()

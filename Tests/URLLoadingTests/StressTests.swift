@@ -95,7 +95,7 @@ struct StressTests {
         #expect(summary.cancelled > 100)
         #expect(try downloads.contents().isEmpty)
         // The servers' side of each connection closes asynchronously.
-        try await Fixture.eventually(timeout: .seconds(10), "descriptors back to \(baseline)") { Self.openDescriptors() <= baseline }
+        try await Fixture.eventually(timeout: .seconds(30), "descriptors back to \(baseline)") { Self.openDescriptors() <= baseline }
         if Self.openDescriptors() > baseline {
             var after = Self.describeDescriptors()
             for item in before { if let i = after.firstIndex(of: item) { after.remove(at: i) } }

@@ -56,12 +56,12 @@ struct TaskLifecycleTests {
         try await Fixture.withOrigin { origin in
             // Suspended well past the idle timeout; the timeout leaves room for a slow first byte, and
             // for the rest after resuming, on a loaded machine (the whole suite runs in parallel).
-            let session = try Fixture.session { $0.requestTimeout = 10 }
+            let session = try Fixture.session { $0.requestTimeout = 20 }
             let task = try session.dataTask(with: Fixture.request(origin.url("/drip?bytes=2000&chunks=20&delay_ms=20")))
             task.resume()
             try await Fixture.eventually("some bytes") { task.progress.bytesReceived > 0 }
             task.suspend()
-            try await Task.sleep(for: .seconds(15))
+            try await Task.sleep(for: .seconds(24))
             task.resume()
             let (data, _) = try await task.value()
             #expect(data.count == 2000)

@@ -42,7 +42,7 @@ enum Fixture {
 
     /// Waits until `condition` holds, polling; fails the test after `timeout`.
     static func eventually(
-        timeout: Duration = .seconds(10), _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        timeout: Duration = .seconds(30), _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: () -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
