@@ -1,8 +1,8 @@
 -- 0011_fewer_job_indexes: two fewer index entries for every version of a job row (issue 3, bench P3).
 --
 -- Claiming and finishing a job change its state, which some index holds, so each of those updates
--- writes a new entry into every index of jobs (no HOT update); a job's three versions (queued,
--- running, finished) wrote nine index entries each.
+-- writes a new entry into every index of jobs that covers it (no HOT update): six to seven for each
+-- of a job's three versions (queued, running, finished).
 --
 -- jobs_for_claiming (state, priority, created_at) has served no claim since 0007 (jobs_claimable);
 -- the counts by state it also served use jobs_by_tenant_state, or read the table (the metrics, the
