@@ -66,11 +66,73 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The transfer gateway: PostgreSQL store, jobs, workers, API (issue 3, landing in steps).
+        // The gateway, in layers whose dependencies draw the architecture (README, "Layout"): a wrong
+        // arrow does not compile.
+        // The embedded PostgreSQL supervisor: a private cluster under the data directory.
         .target(
-            name: "FerryGateway",
+            name: "FerryPrivatePostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The domain: jobs, sessions, tenants, callers, decisions, their state machines, GatewayError.
+        .target(
+            name: "FerryModel",
             dependencies: [
                 "URLLoading",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The Prometheus registry the workers, the dispatcher and the API record into.
+        .target(name: "FerryMetrics", dependencies: ["FerryModel"]),
+        // The vault's keys and sealing.
+        .target(
+            name: "FerryVault",
+            dependencies: [
+                "FerryModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Every SQL statement, repositories by aggregate, migrations, the files under the data directory.
+        .target(
+            name: "FerryStore",
+            dependencies: [
+                "FerryModel", "FerryVault", "FerryPrivatePostgres", "URLLoading",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The job runtime: workers, the runner, the engine's outfitters, retries, decisions.
+        .target(
+            name: "FerryRuntime",
+            dependencies: [
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Signed webhook deliveries.
+        .target(
+            name: "FerryWebhooks",
+            dependencies: [
+                "FerryModel", "FerryStore", "FerryMetrics", "URLLoading",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
+        .target(
+            name: "FerryAPI",
+            dependencies: [
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryPrivatePostgres", "URLLoading",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,10 +141,23 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The composition root: configuration, and buildApplication(configuration:).
+        .target(
+            name: "FerryGateway",
+            dependencies: [
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryRuntime", "FerryWebhooks", "FerryAPI",
+                "FerryPrivatePostgres", "URLLoading",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "ferryd",
             dependencies: [
-                "FerryGateway",
+                "FerryGateway", "FerryStore", "FerryVault", "FerryPrivatePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -102,7 +177,7 @@ let package = Package(
         .target(
             name: "FerrydTestSupport",
             dependencies: [
-                "FerryGateway",
+                "FerryGateway", "FerryStore", "FerryPrivatePostgres",
                 "URLLoadingTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,13 +186,15 @@ let package = Package(
         .testTarget(
             name: "FerryGatewayTests",
             dependencies: [
-                "FerryGateway",
+                "FerryGateway", "FerryAPI", "FerryWebhooks", "FerryRuntime", "FerryStore", "FerryVault", "FerryMetrics", "FerryModel", "FerryPrivatePostgres",
                 "FerrydTestSupport",
                 "URLLoadingTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // The router's own list of routes, to check the OpenAPI document covers every one.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Route tests: the application's router without a server (`app.test(.router)`).
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

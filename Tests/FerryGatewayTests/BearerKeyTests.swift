@@ -1,5 +1,13 @@
 import Testing
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 /// How `Authorization` is read on every request (issue 3): `Bearer <key>`, the scheme in any case,
 /// blanks around the key ignored, anything else refused.

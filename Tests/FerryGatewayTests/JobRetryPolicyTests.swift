@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 @Suite("Job retry policy")
 struct JobRetryPolicyTests {

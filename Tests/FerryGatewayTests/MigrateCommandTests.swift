@@ -1,4 +1,12 @@
 import FerryGateway
+import FerryAPI
+import FerryWebhooks
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryMetrics
+import FerryModel
+import FerryPrivatePostgres
 import Foundation
 import Testing
 

@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 /// When a submission may skip counting its tenant's queue (issue 3, bench P3): only after a count,
 /// only for a second, and only while the queue stays within half its limit.

@@ -2,6 +2,14 @@ import Foundation
 import Testing
 import URLLoading
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 @Suite("Destination policy (SSRF guard)")
 struct DestinationPolicyTests {

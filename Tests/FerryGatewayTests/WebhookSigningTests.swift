@@ -2,6 +2,14 @@ import Foundation
 import Testing
 
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 /// The pure parts of webhooks: the Standard Webhooks signature, the retry schedule and what a
 /// receiver's answer means for a delivery (issue 4).

@@ -4,6 +4,14 @@ import Logging
 import PostgresNIO
 import Testing
 @testable import FerryGateway
+@testable import FerryAPI
+@testable import FerryWebhooks
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
 
 /// `GET /openapi.json` and the document's coverage of the router (issue 3). Every other gateway test
 /// checks its replies against the document through `GatewayClient`.
@@ -14,8 +22,10 @@ struct GatewayOpenAPITests {
         let logger = Logger(label: "openapi-test")
         let client = PostgresClient(
             configuration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable), backgroundLogger: logger)
-        let router = GatewayApplication.buildRouter(.init(client: client, files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(), logger: logger,
-            vault: try! VaultKeyring(keys: [try! VaultKey(base64: VaultKey.generateText())])))
+        let router = APIRouter.build(.stores(
+            client: client, vault: try! VaultKeyring(keys: [try! VaultKey(base64: VaultKey.generateText())]),
+            files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(),
+            eventFeed: JobEventFeed(client: client, logger: logger), decisionCredentials: nil, logger: logger))
         return Set(router.routes.map { "\($0.method.rawValue) \($0.path.description)" })
     }
 

@@ -1,0 +1,79 @@
+import FerryMetrics
+import FerryModel
+import FerryStore
+import FerryVault
+import Hummingbird
+
+/// The HTTP API's route table: every route and middleware, over the stores the composition root made.
+package enum APIRouter {
+    /// What the routes work with. Nothing here is made by the API: stores, files and the event feed
+    /// come from `buildApplication(configuration:)` (or a test).
+    package struct Dependencies: Sendable {
+        package var keys: KeyStore
+        package var jobs: JobStore
+        package var sessions: SessionStore
+        package var cookies: SessionCookieStore
+        package var credentials: CredentialStore
+        package var blobs: BlobStore
+        package var events: JobEventStore
+        /// Live job events for the Server-Sent Events routes; it must run as a service for streams to
+        /// follow live events.
+        package var eventFeed: JobEventFeed
+        package var webhooks: WebhookStore
+        package var database: DatabaseProbe
+        package var files: GatewayFiles
+        package var metrics: GatewayMetrics
+        /// Seals the credentials of decision answers; without it, answers with a credential are refused.
+        package var decisionCredentials: DecisionCredentials?
+
+        package init(
+            keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
+            blobs: BlobStore, events: JobEventStore, eventFeed: JobEventFeed, webhooks: WebhookStore, database: DatabaseProbe,
+            files: GatewayFiles, metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?
+        ) {
+            self.keys = keys
+            self.jobs = jobs
+            self.sessions = sessions
+            self.cookies = cookies
+            self.credentials = credentials
+            self.blobs = blobs
+            self.events = events
+            self.eventFeed = eventFeed
+            self.webhooks = webhooks
+            self.database = database
+            self.files = files
+            self.metrics = metrics
+            self.decisionCredentials = decisionCredentials
+        }
+    }
+
+    package static func build(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: LatencyMiddleware(metrics: dependencies.metrics))
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(database: dependencies.database).add(to: router)
+        MetricsRoutes(metrics: dependencies.metrics, database: dependencies.database).add(to: router)
+        OpenAPIRoute().add(to: router)
+
+        let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
+        let jobRoutes = JobRoutes(jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
+        jobRoutes.addTenantRoutes(to: v1)
+        DecisionRoutes(
+            jobs: dependencies.jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(),
+            recentJobs: jobRoutes.recentJobs
+        ).add(to: v1)
+        BlobRoutes(blobs: dependencies.blobs, files: dependencies.files).add(to: v1)
+        CredentialRoutes(credentials: dependencies.credentials).add(to: v1)
+        SessionRoutes(sessions: dependencies.sessions).add(to: v1)
+        SessionCookieRoutes(sessions: dependencies.sessions, cookies: dependencies.cookies).add(to: v1)
+        EventRoutes(store: dependencies.events, feed: dependencies.eventFeed).add(to: v1)
+        let webhookRoutes = WebhookRoutes(store: dependencies.webhooks, urlPolicy: OutboundURLPolicy())
+        webhookRoutes.addTenantRoutes(to: v1)
+
+        let admin = v1.group("/admin")
+        TenantRoutes(keys: dependencies.keys).add(to: admin)
+        jobRoutes.addAdminRoutes(to: admin)
+        webhookRoutes.addAdminRoutes(to: admin)
+        return router
+    }
+}

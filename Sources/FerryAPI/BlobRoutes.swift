@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import Hummingbird
+import FerryStore
+
+/// `PUT /v1/blobs`: a body for later upload jobs, streamed to disk (never held whole in memory) and
+/// hashed on the way. The row is written only once the file is complete, so a broken upload leaves
+/// neither a row nor a file.
+struct BlobRoutes {
+    let blobs: BlobStore
+    let files: GatewayFiles
+    static let maximumSize: Int64 = 64 << 30
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+
+    struct BlobView: ResponseEncodable {
+        var id: String
+        var size: Int64
+        var sha256: String
+        var contentType: String?
+        enum CodingKeys: String, CodingKey {
+            case id, size, sha256
+            case contentType = "content_type"
+        }
+    }
+
+    func add(to group: RouterGroup<GatewayRequestContext>) {
+        group.put("/blobs") { request, context in
+            let tenant = try context.requireTenant()
+            let id = UUID()
+            let relative = files.blob(tenant: tenant, blob: id)
+            try files.makeDirectory(files.blobDirectory(tenant: tenant))
+            guard let path = files.absolute(relative) else { throw Problem(.internalServerError, code: "internal_error", "bad blob path") }
+            let (size, digest) = try await Self.store(request.body, at: path)
+            let contentType = request.headers[.contentType]
+            do {
+                try await blobs.insert(id: id, tenant: tenant, size: size, sha256: digest, contentType: contentType, path: relative)
+            } catch {
+                unlink(path)
+                throw error
+            }
+            return EditedResponse(status: .created, response: BlobView(id: id.lowercasedString, size: size, sha256: digest, contentType: contentType))
+        }
+    }
+
+    /// Writes the body to `path` (through a temporary name), returning its size and SHA-256.
+    static func store(_ body: RequestBody, at path: String) async throws -> (Int64, String) {
+        let temporary = path + ".part"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Problem(.internalServerError, code: "cannot_write_file", "cannot store the blob") }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        do {
+            for try await buffer in body {
+                size += Int64(buffer.readableBytes)
+                guard size <= maximumSize else {
+                    throw Problem(.contentTooLarge, code: "body_too_large", "a blob may be at most \(maximumSize) bytes")
+                }
+                try buffer.withUnsafeReadableBytes { bytes in
+                    hasher.update(bufferPointer: bytes)
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            throw Problem(Self.insufficientStorage, code: "cannot_write_file", "cannot store the blob: \(String(cString: strerror(errno)))")
+                        }
+                        offset += written
+                    }
+                }
+            }
+            guard close(descriptor) == 0, rename(temporary, path) == 0 else {
+                throw Problem(Self.insufficientStorage, code: "cannot_write_file", "cannot store the blob")
+            }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+    }
+}

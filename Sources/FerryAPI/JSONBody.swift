@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import FerryModel
+
+/// Reads a JSON request body (at most the context's `maxUploadSize`) into a `Decodable`, turning
+/// decoding failures into a 400 that names the field.
+enum JSONBody {
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from request: Request, context: GatewayRequestContext
+    ) async throws -> (value: Value, bytes: [UInt8]) {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.isEmpty { throw Problem.invalid([.init(field: "body", message: "a JSON object is required")]) }
+        do {
+            return (try JSONDecoder().decode(Value.self, from: Data(bytes)), bytes)
+        } catch let error as DecodingError {
+            throw Problem.invalid([fieldError(error)])
+        }
+    }
+
+    /// Like `decode`, for an optional body: nil when the request has none.
+    static func decodeIfPresent<Value: Decodable>(
+        _ type: Value.Type, from request: Request, context: GatewayRequestContext
+    ) async throws -> Value? {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw Problem.invalid([fieldError(error)])
+        }
+    }
+
+    static func fieldError(_ error: DecodingError) -> Problem.FieldError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "body" : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return .init(field: path(context.codingPath), message: "must be \(describe(type))")
+        case .valueNotFound(let type, let context):
+            return .init(field: path(context.codingPath), message: "must be \(describe(type)), not null")
+        case .keyNotFound(let key, let context):
+            return .init(field: path(context.codingPath + [key]), message: "is required")
+        case .dataCorrupted(let context):
+            return .init(field: path(context.codingPath), message: context.codingPath.isEmpty ? "is not valid JSON" : context.debugDescription)
+        @unknown default:
+            return .init(field: "body", message: "cannot be read")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        default: "an object of the documented shape"
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import FerryModel
+import FerryStore
+
+/// `/v1/jobs` for a tenant's own jobs, and the same reads and controls under `/v1/admin/jobs` for
+/// every tenant's. A tenant asking for another tenant's job gets the same 404 as for a job that does
+/// not exist.
+struct JobRoutes {
+    let jobs: JobStore
+    let files: GatewayFiles
+    let urlPolicy: OutboundURLPolicy
+    let recentJobs = RecentJobs()
+
+    func addTenantRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        group.post("/jobs") { request, context in
+            let tenant = try context.requireTenant()
+            let (submission, bytes) = try await JSONBody.decode(JobSubmission.self, from: request, context: context)
+            let job = try submission.validated(urlPolicy: urlPolicy)
+            let key = try Self.idempotencyKey(request)
+            switch try await jobs.submit(job, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
+            case .created(let record):
+                return EditedResponse(status: .created, headers: [.location: "/v1/jobs/\(record.id.uuidString.lowercased())"], response: JobView(record))
+            case .replayed(let record):
+                return EditedResponse(status: .ok, headers: [HTTPField.Name("Idempotent-Replayed")!: "true"], response: JobView(record))
+            }
+        }
+        group.post("/jobs/batch") { request, context in
+            let tenant = try context.requireTenant()
+            let (submission, bytes) = try await JSONBody.decode(JobBatchSubmission.self, from: request, context: context)
+            let specifications = try submission.validated(urlPolicy: urlPolicy)
+            let key = try Self.idempotencyKey(request)
+            switch try await jobs.submitBatch(specifications, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
+            case .created(let records):
+                return EditedResponse(status: .created, response: JobBatchView(jobs: records.map { JobView($0) }))
+            case .replayed(let records):
+                return EditedResponse(
+                    status: .ok, headers: [HTTPField.Name("Idempotent-Replayed")!: "true"], response: JobBatchView(jobs: records.map { JobView($0) }))
+            }
+        }
+        addReadsAndControls(to: group, scope: { .tenant(try $0.requireTenant()) }, showTenant: false)
+        group.get("/jobs/{id}/content") { request, context in
+            let tenant = try context.requireTenant()
+            let id = try TenantRoutes.id(context, "id")
+            guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id)") }
+            guard job.state == .succeeded, let result = job.result, let path = files.absolute(result.file) else {
+                throw Problem(.conflict, code: "job_content_unavailable", "a \(job.state.rawValue) job has no content; wait until it succeeded")
+            }
+            return try await FileContent.response(path: path, result: result, request: request, context: context)
+        }
+        group.delete("/jobs/{id}") { _, context in
+            let tenant = try context.requireTenant()
+            let id = try TenantRoutes.id(context, "id")
+            let file = try await jobs.delete(id, scope: .tenant(tenant))
+            recentJobs.forget(id)
+            if let file, let path = files.absolute(file) { files.spares.recycle(path) }
+            return HTTPResponse.Status.noContent
+        }
+    }
+
+    func addAdminRoutes(to group: RouterGroup<GatewayRequestContext>) {
+        addReadsAndControls(to: group, scope: { context in
+            try context.requireAdmin()
+            return .everyTenant
+        }, showTenant: true)
+    }
+
+    private func addReadsAndControls(
+        to group: RouterGroup<GatewayRequestContext>, scope: @escaping @Sendable (GatewayRequestContext) throws -> JobStore.Scope, showTenant: Bool
+    ) {
+        group.get("/jobs") { request, context in
+            let scope = try scope(context)
+            let (state, limit, cursor) = try Self.listParameters(request)
+            let page = try await jobs.jobs(scope: scope, state: state, limit: limit, after: cursor)
+            return JobPage(jobs: page.jobs.map { JobView($0, showTenant: showTenant) }, nextCursor: page.next?.token)
+        }
+        group.get("/jobs/{id}") { _, context -> Response in
+            let scope = try scope(context)
+            let id = try TenantRoutes.id(context, "id")
+            let encoder = context.responseEncoder
+            let body = try await recentJobs.body(id, showsTenant: showTenant, scope: scope) {
+                guard let job = try await jobs.job(id, scope: scope) else { return nil }
+                return (ByteBuffer(data: try encoder.encode(JobView(job, showTenant: showTenant))), job.tenantID)
+            }
+            guard let body else { throw Problem.notFound("job \(id)") }
+            return Self.json(body)
+        }
+        for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {
+            group.post("/jobs/{id}/\(action)") { _, context in
+                let scope = try scope(context)
+                let id = try TenantRoutes.id(context, "id")
+                let job = try await jobs.control(id, event: event, scope: scope)
+                // After the change: a read racing it may have remembered the job as it was.
+                recentJobs.forget(id)
+                // A running job stops when its worker sees the request: accepted, not yet done.
+                let status: HTTPResponse.Status = job.stopRequest == nil ? .ok : .accepted
+                return EditedResponse(status: status, response: JobView(job, showTenant: showTenant))
+            }
+        }
+    }
+
+    static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: body))
+    }
+
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        guard (1...255).contains(key.count), key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw Problem.invalid([.init(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters")])
+        }
+        return key
+    }
+
+    static func listParameters(_ request: Request) throws -> (JobState?, Int, JobCursor?) {
+        let query = request.uri.queryParameters
+        var errors: [Problem.FieldError] = []
+        var state: JobState?
+        if let text = query["state"].map(String.init) {
+            state = JobState(rawValue: text)
+            if state == nil {
+                errors.append(.init(field: "state", message: "must be one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+        }
+        let page = PageParameters(request, errors: &errors)
+        guard errors.isEmpty else { throw Problem.invalid(errors) }
+        return (state, page.limit, page.cursor)
+    }
+}

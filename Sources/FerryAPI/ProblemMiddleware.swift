@@ -1,0 +1,44 @@
+import FerryModel
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// Turns every error that reaches the edge into a `Problem`, the one place where a domain `GatewayError`
+/// becomes an HTTP status: Hummingbird's own (unknown route, body too
+/// large, a method not allowed) keep their status with a code of ours; anything unexpected becomes a
+/// 500 whose detail says nothing about internals, with the error logged under the request's id.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as GatewayError {
+            throw Problem(error)
+        } catch let error as PostgresTransactionError where error.closureError is Problem {
+            // A route refused something inside a transaction, which was rolled back.
+            throw error.closureError!
+        } catch let error as PostgresTransactionError where error.closureError is GatewayError {
+            throw Problem(error.closureError as! GatewayError)
+        } catch let error as HTTPError {
+            throw Self.problem(status: error.status, detail: error.body, headers: error.headers)
+        } catch let error as any HTTPResponseError {
+            throw Self.problem(status: error.status, detail: nil, headers: [:])
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw Problem(.internalServerError, code: "internal_error", "the server failed to handle the request; see its log")
+        }
+    }
+
+    static func problem(status: HTTPResponse.Status, detail: String?, headers: HTTPFields) -> Problem {
+        switch status {
+        case .notFound: Problem(.notFound, code: "not_found", detail ?? "no such route")
+        case .contentTooLarge: Problem(.contentTooLarge, code: "body_too_large", detail ?? "the request body is too large (JSON bodies: at most 1 MiB)")
+        default: Problem(status, code: code(for: status), detail ?? status.reasonPhrase, headers: headers)
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        status.reasonPhrase.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce(into: "") { $0.append($1) }
+    }
+}

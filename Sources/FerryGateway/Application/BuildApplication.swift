@@ -1,0 +1,108 @@
+import FerryAPI
+import FerryMetrics
+import FerryModel
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The gateway's composition root: everything `ferryd serve` runs, assembled in one place.
+///
+/// Starts the database (the private cluster when no URL is configured) and applies pending
+/// migrations, then wires the store, the engine, the workers, the webhook dispatcher and the API's
+/// router into one Hummingbird application. Nothing listens or runs until the application runs; its
+/// services stop in reverse order (the server, then the workers, ..., and last the engine and the
+/// database), so paused transfers still reach the database on the way down.
+///
+/// - Parameter onServerRunning: told the listening channel once the server accepts connections.
+public func buildApplication(
+    configuration: GatewayConfiguration,
+    logger: Logger = Logger(label: "ferryd"),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let directory = try MigrationDirectoryLocator.locate(explicit: configuration.migrationsDirectory)
+    let migrations = try directory.load()
+    // Before the database starts: a wrong or missing key file is a configuration error.
+    let vault = try configuration.vaultKeySource.keyring(logger: logger)
+
+    let database = try await GatewayDatabase.start(for: configuration, logger: logger)
+    do {
+        let report = try await database.applyMigrations(migrations, from: directory.path, logger: logger)
+        for line in report.lines { logger.info("\(line)") }
+    } catch {
+        try? await database.stop()
+        throw error
+    }
+    let client = makeClient(database: database, configuration: configuration, logger: logger)
+    let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
+    let credentials = CredentialStore(client: client, keyring: vault, logger: logger)
+    let cookies = SessionCookieStore(client: client, logger: logger)
+    let engine = JobEngine(
+        allowPrivateNetworks: configuration.allowPrivateNetworks,
+        outfitters: outfitters(configuration: configuration, client: client, files: files, credentials: credentials, cookies: cookies, logger: logger))
+    let metrics = GatewayMetrics()
+    // Answers to decisions seal inline passwords with the vault key; a `{"id"}` answer names one of
+    // the tenant's vault credentials.
+    let decisionCredentials = DecisionCredentials(keyring: vault, vault: VaultDecisionCredentials(store: credentials))
+    let workers = WorkerPool(
+        client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
+        settings: WorkerPool.Settings(
+            workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
+            retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
+        metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
+    let eventFeed = JobEventFeed(client: client, logger: logger)
+    let webhooks = WebhookDispatcher(
+        client: client, feed: eventFeed,
+        settings: WebhookDispatcher.Settings(
+            schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
+        logger: logger)
+    let api = APIRouter.Dependencies.stores(
+        client: client, vault: vault, files: files, metrics: metrics, eventFeed: eventFeed,
+        decisionCredentials: decisionCredentials, logger: logger)
+
+    var app = Application(
+        router: APIRouter.build(api),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ferryd"),
+        services: [
+            GatewayLifetime(engine: engine, database: database, logger: logger),
+            client, workers, eventFeed, webhooks,
+            JobEventRetention(client: client, retentionDays: configuration.eventRetentionDays, logger: logger),
+        ],
+        onServerRunning: onServerRunning,
+        logger: logger)
+    app.beforeServerStarts {
+        try await AdminKeyBootstrap.prepare(
+            configured: configuration.adminKey, dataDirectory: configuration.dataDirectory, keys: api.keys, logger: logger)
+    }
+    return app
+}
+
+/// The engine's per-owner state: vault credentials and trust, session cookie jars, and the tenant's
+/// HTTP cache unless it is turned off (0 bytes: no engine session gets one, no job touches its index).
+private func outfitters(
+    configuration: GatewayConfiguration, client: PostgresClient, files: GatewayFiles, credentials: CredentialStore,
+    cookies: SessionCookieStore, logger: Logger
+) -> [any EngineSessionOutfitter] {
+    var outfitters: [any EngineSessionOutfitter] = [
+        VaultOutfitter(store: credentials, logger: logger),
+        SessionCookieJars(store: cookies),
+    ]
+    if configuration.cacheMaxBytesPerTenant > 0 {
+        outfitters.append(TenantResponseCaches(
+            client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger))
+    }
+    return outfitters
+}
+
+/// Workers hold a connection only for a heartbeat's statement and the API's queries are short: a
+/// bounded pool keeps several ferryd within the server's max_connections.
+private func makeClient(database: GatewayDatabase, configuration: GatewayConfiguration, logger: Logger) -> PostgresClient {
+    var clientConfiguration = database.clientConfiguration
+    clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
+    return PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// What a job does, as stored in `jobs.request` and `jobs.policies` (JSON) and read back by workers.
+/// Made from a validated `JobSubmission`; never from unchecked input.
+public struct JobSpecification: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case download, upload, data
+    }
+
+    public var kind: Kind
+    public var request: Request
+    public var policies: Policies
+    public var priority: Int
+    public var maxAttempts: Int
+    public var sessionID: UUID?
+
+    /// The outbound request, `jobs.request`.
+    public struct Request: Sendable, Equatable, Codable {
+        public var url: String
+        public var method: String
+        /// In the order given; names as given (HTTP compares them case-insensitively).
+        public var headers: [Header]
+        public var body: Body?
+
+        package init(url: String, method: String, headers: [Header], body: Body? = nil) {
+            self.url = url
+            self.method = method
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    public struct Header: Sendable, Equatable, Codable {
+        public var name: String
+        public var value: String
+
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Where an upload's (or a POST's) body comes from.
+    public enum Body: Sendable, Equatable, Codable {
+        /// Small, inline in the job.
+        case inline(Data)
+        /// A blob uploaded before with `PUT /v1/blobs`.
+        case blob(UUID)
+        /// The downloaded content of another succeeded job of the same tenant.
+        case jobContent(UUID)
+
+        /// A blob or another job's content: rows that must exist, and be the tenant's.
+        public var refersToStoredContent: Bool {
+            if case .inline = self { return false }
+            return true
+        }
+
+        private enum CodingKeys: String, CodingKey { case inline, blob, job }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let data = try container.decodeIfPresent(Data.self, forKey: .inline) {
+                self = .inline(data)
+            } else if let blob = try container.decodeIfPresent(UUID.self, forKey: .blob) {
+                self = .blob(blob)
+            } else {
+                self = .jobContent(try container.decode(UUID.self, forKey: .job))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .inline(let data): try container.encode(data, forKey: .inline)
+            case .blob(let id): try container.encode(id, forKey: .blob)
+            case .jobContent(let id): try container.encode(id, forKey: .job)
+            }
+        }
+    }
+
+    /// How the job runs, `jobs.policies`.
+    public struct Policies: Sendable, Equatable, Codable {
+        /// No byte moving for this long ends the attempt (seconds); nil: the engine's default.
+        public var idleTimeout: Double?
+        /// The whole attempt may take at most this long (seconds); nil: no limit beyond the engine's.
+        public var totalTimeout: Double?
+        public var followRedirects: Bool
+        public var maxRedirects: Int
+        /// Lower-case hex; the download must hash to it.
+        public var sha256: String?
+        /// Stored now, delivered by the webhooks work.
+        public var callbackURL: String?
+        /// How the request uses the tenant's cache, as the API names it (`use_protocol`, ...); nil:
+        /// the session's, else `use_protocol` (CA-05).
+        public var cachePolicy: String?
+        /// Which decisions the client makes; unset ones fall back to the job's session's.
+        public var decisions: DecisionPolicy?
+
+        package enum CodingKeys: String, CodingKey {
+            case idleTimeout = "idle_timeout"
+            case totalTimeout = "total_timeout"
+            case followRedirects = "follow_redirects"
+            case maxRedirects = "max_redirects"
+            case sha256
+            case callbackURL = "callback_url"
+            case cachePolicy = "cache_policy"
+            case decisions
+        }
+
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil) {
+            self.idleTimeout = idleTimeout
+            self.totalTimeout = totalTimeout
+            self.followRedirects = followRedirects
+            self.maxRedirects = maxRedirects
+            self.sha256 = sha256
+            self.callbackURL = callbackURL
+            self.cachePolicy = cachePolicy
+            self.decisions = decisions
+        }
+    }
+
+    package static func json<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain structs cannot fail.
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+    }
+
+    package static func decode<Value: Decodable>(_ type: Value.Type, json: String) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(json.utf8))
+    }
+
+    package init(kind: Kind, request: Request, policies: Policies, priority: Int, maxAttempts: Int, sessionID: UUID? = nil) {
+        self.kind = kind
+        self.request = request
+        self.policies = policies
+        self.priority = priority
+        self.maxAttempts = maxAttempts
+        self.sessionID = sessionID
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import URLLoading
+import FerryModel
+
+/// The engine sessions workers run jobs in: one per owner (a tenant, or one of its gateway sessions)
+/// and distinct engine setting (redirect limit, and a gateway session's connection settings), all
+/// sharing the engine's loops and all behind the SSRF guard. Timeouts and headers are per request,
+/// so they need no session of their own. The outfitters give each session its owner's storages.
+public final class JobEngine: Sendable {
+    /// Beyond this many distinct settings the least recently used session is let go: tenants choose
+    /// settings, and must not make this grow without bound.
+    package static let capacity = 128
+
+    package struct Key: Hashable, Sendable {
+        package var owner: EngineSessionOwner
+        package var settings: SessionSettings.EngineKey
+        /// The outfitters' `fixedOutfit` names, filled in by `session(for:)`.
+        package var outfits: [String] = []
+
+        package init(owner: EngineSessionOwner, settings: SessionSettings.EngineKey, outfits: [String] = []) {
+            self.owner = owner
+            self.settings = settings
+            self.outfits = outfits
+        }
+    }
+
+    private struct Cache {
+        var sessions: [Key: Session] = [:]
+        var lastUsed: [Key: UInt64] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let cache = Mutex(Cache())
+    private let connectionPolicy: ConnectionPolicy?
+    private let outfitters: [any EngineSessionOutfitter]
+
+    public init(allowPrivateNetworks: Bool, outfitters: [any EngineSessionOutfitter] = []) {
+        connectionPolicy = DestinationPolicy.connectionPolicy(allowPrivateNetworks: allowPrivateNetworks)
+        self.outfitters = outfitters
+    }
+
+    /// Brings the owner's storages up to date before a job runs (see `EngineSessionOutfitter.prepare`).
+    package func prepare(for owner: EngineSessionOwner, stored: OwnerStoredState) async throws {
+        for outfitter in outfitters { try await outfitter.prepare(for: owner, stored: stored) }
+    }
+
+    /// The first explanation an outfitter has for a job's final 401 (see `EngineSessionOutfitter`).
+    package func explainUnauthorized(_ response: TransferResponse, for owner: EngineSessionOwner) async -> AuthenticationRefusal? {
+        for outfitter in outfitters {
+            if let refusal = await outfitter.explainUnauthorized(response, for: owner) { return refusal }
+        }
+        return nil
+    }
+
+    /// Writes what a job changed in the owner's storages (see `EngineSessionOutfitter.settle`). Every
+    /// outfitter gets its turn even when an earlier one fails; the first failure is thrown.
+    package func settle(for owner: EngineSessionOwner) async throws {
+        var firstFailure: (any Error)?
+        for outfitter in outfitters {
+            do {
+                try await outfitter.settle(for: owner)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    package func session(for key: Key) throws -> Session {
+        var key = key
+        key.outfits = outfitters.map { $0.fixedOutfit(for: key.owner) }
+        let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
+            cache.clock += 1
+            cache.lastUsed[key] = cache.clock
+            if let session = cache.sessions[key] { return (session, nil) }
+            let session = try makeSession(for: key, delegate: nil)
+            cache.sessions[key] = session
+            var evicted: Session?
+            if cache.sessions.count > Self.capacity, let oldest = cache.lastUsed.min(by: { $0.value < $1.value })?.key {
+                evicted = cache.sessions.removeValue(forKey: oldest)
+                cache.lastUsed[oldest] = nil
+            }
+            return (session, evicted)
+        }
+        // Its running transfers finish; new jobs with its settings get a new session.
+        evicted?.finishTasksAndInvalidate()
+        return session
+    }
+
+    /// A session of its own for one attempt of a job that asks for decisions, outfitted like the
+    /// owner's shared ones: its delegate decides for that job alone, and what the session keeps
+    /// (trusted certificates, credentials that worked) goes with it. The caller invalidates it after
+    /// the attempt.
+    package func attemptSession(for key: Key, delegate: any SessionDelegate) throws -> Session {
+        try makeSession(for: key, delegate: delegate)
+    }
+
+    private func makeSession(for key: Key, delegate: (any SessionDelegate)?) throws -> Session {
+        var configuration = key.owner.isEphemeral ? SessionConfiguration.ephemeral : SessionConfiguration.default
+        key.settings.apply(to: &configuration)
+        configuration.connectionPolicy = connectionPolicy
+        // Until an outfitter gives the owner a jar of its own, cookies stay off: the engine would
+        // otherwise keep them in the process-wide shared storage, across tenants.
+        configuration.httpShouldSetCookies = false
+        for outfitter in outfitters { outfitter.outfit(&configuration, for: key.owner) }
+        return try Session(configuration: configuration, delegate: delegate)
+    }
+
+    /// Ends every session, cancelling what still runs (ferryd exiting).
+    public func invalidateAll() {
+        for session in cache.withLock({ Array($0.sessions.values) }) { session.invalidateAndCancel() }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+import URLLoading
+import FerryStore
+
+/// A tenant's HTTP cache as the engine uses it on one ferryd (CA-02, CA-03, CA-17..CA-20): bodies
+/// are files under `<data>/cache/<tenant>/`, the index is in memory here and in PostgreSQL
+/// (`TenantCacheIndex`) for every ferryd of the database.
+///
+/// The engine calls it synchronously on its transfer threads, so it never waits for the database:
+/// `refresh(from:)` brings in, before each job, the entries other ferryds stored since the last look,
+/// and `flush(to:)`, after each job, writes what changed here (new entries, uses, removals), enforces
+/// the tenant's size limit across all ferryds (least recently used first) and removes the files of
+/// entries that went. Only the tenant's own entries are ever here: tenants never share one, and one
+/// tenant's use never evicts another's.
+///
+/// No memory tier: a hit reads the body from its file (the page cache keeps hot ones in memory).
+final class TenantResponseCache: ResponseCache {
+    let tenantID: UUID
+    /// The tenant's limit in bytes (`FERRY_CACHE_MAX_BYTES_PER_TENANT`); an entry may take a tenth.
+    let diskCapacity: Int
+    var memoryCapacity: Int { 0 }
+    var currentMemoryUsage: Int { 0 }
+    var currentDiskUsage: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.cost } } }
+
+    private let files: GatewayFiles
+    private var directory: String { "cache/\(tenantID.uuidString.lowercased())" }
+
+    typealias PendingWrite = TenantCachePendingWrite
+
+    private struct State {
+        var entries: [String: TenantCacheEntry] = [:]
+        var pending: [String: PendingWrite] = [:]
+        var seenRevision: Int64 = 0
+        var lastFullLoad: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+    /// Past this long since the last whole read of the index, the next refresh reads it whole again
+    /// (dropping what other ferryds removed); in between it reads only newer revisions.
+    static let fullReloadInterval = Duration.seconds(300)
+
+    init(tenantID: UUID, maximumBytes: Int, files: GatewayFiles) {
+        self.tenantID = tenantID
+        self.diskCapacity = maximumBytes
+        self.files = files
+    }
+
+    var hasPendingWrites: Bool { state.withLock { !$0.pending.isEmpty } }
+
+    // MARK: - ResponseCache, called by the engine
+
+    func cachedResponse(for request: TransferRequest) -> CachedResponse? {
+        guard let key = ResponseCacheKey.key(for: request), let entry = state.withLock({ $0.entries[key] }) else { return nil }
+        guard let path = files.absolute(entry.bodyFile), let body = FileManager.default.contents(atPath: path),
+            let cached = entry.cachedResponse(body: body)
+        else {
+            // Its file went: another ferryd evicted or replaced it, and this index had not seen that yet.
+            state.withLock { state in
+                guard state.entries[key]?.bodyFile == entry.bodyFile else { return }
+                state.entries[key] = nil
+                state.pending[key] = .remove(bodyFile: entry.bodyFile)
+            }
+            return nil
+        }
+        guard ResponseCacheKey.varyMatches(cached, request) else { return nil }
+        let now = Date()
+        state.withLock { state in
+            guard state.entries[key]?.bodyFile == entry.bodyFile else { return }
+            state.entries[key]?.lastUsedAt = now
+            switch state.pending[key] {
+            case .store(var stored)?:
+                stored.lastUsedAt = now
+                state.pending[key] = .store(stored)
+            case .remove?:
+                break
+            case .use?, nil:
+                state.pending[key] = .use(now)
+            }
+        }
+        return cached
+    }
+
+    func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest) {
+        guard let key = ResponseCacheKey.key(for: request) else { return }
+        // Only whole-disk entries: this cache has no memory tier for `allowedInMemoryOnly` ones, and an
+        // entry over a tenth of the limit would push out too much (the engine's own caches' rule).
+        guard cachedResponse.storagePolicy == .allowed, cachedResponse.cost <= diskCapacity / 10 else {
+            removeEntry(key)
+            return
+        }
+        let bodyFile = "\(directory)/\(UUID().uuidString.lowercased()).body"
+        guard let path = files.absolute(bodyFile) else { return }
+        do {
+            try files.makeDirectory(directory)
+            try cachedResponse.data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            // A full or read-only disk costs the entry, nothing else.
+            removeEntry(key)
+            return
+        }
+        let entry = TenantCacheEntry(key: key, bodyFile: bodyFile, storing: cachedResponse, at: Date())
+        let unused = state.withLock { state -> [String] in
+            var unused: [String] = []
+            if let old = state.entries[key] { unused.append(old.bodyFile) }
+            state.entries[key] = entry
+            state.pending[key] = .store(entry)
+            var usage = state.entries.values.reduce(0) { $0 + $1.cost }
+            for victim in state.entries.values.sorted(by: { $0.lastUsedAt < $1.lastUsedAt }) where usage > diskCapacity {
+                usage -= victim.cost
+                state.entries[victim.key] = nil
+                state.pending[victim.key] = .remove(bodyFile: victim.bodyFile)
+                unused.append(victim.bodyFile)
+            }
+            return unused
+        }
+        removeFiles(unused)
+    }
+
+    func removeCachedResponse(for request: TransferRequest) {
+        guard let key = ResponseCacheKey.key(for: request) else { return }
+        removeEntry(key)
+    }
+
+    func removeCachedResponses(since date: Date) {
+        let keys = state.withLock { $0.entries.values.filter { $0.storedAt >= date }.map(\.key) }
+        for key in keys { removeEntry(key) }
+    }
+
+    func removeAllCachedResponses() {
+        for key in state.withLock({ Array($0.entries.keys) }) { removeEntry(key) }
+    }
+
+    private func removeEntry(_ key: String) {
+        let removed = state.withLock { state -> TenantCacheEntry? in
+            guard let entry = state.entries.removeValue(forKey: key) else { return nil }
+            state.pending[key] = .remove(bodyFile: entry.bodyFile)
+            return entry
+        }
+        if let removed { removeFiles([removed.bodyFile]) }
+    }
+
+    private func removeFiles(_ relativePaths: [String]) {
+        for relative in relativePaths {
+            if let path = files.absolute(relative) { unlink(path) }
+        }
+    }
+
+    // MARK: - Following the shared index
+
+    /// Brings in the entries other ferryds stored since the last look (all of them now and then).
+    /// Entries changed here and not yet written stay as they are here: they are newer.
+    func refresh(from index: TenantCacheIndex) async throws {
+        let (after, whole) = state.withLock { state -> (Int64, Bool) in
+            let whole = state.lastFullLoad.map { ContinuousClock.now - $0 > Self.fullReloadInterval } ?? true
+            return (whole ? 0 : state.seenRevision, whole)
+        }
+        let started = ContinuousClock.now
+        let (rows, revision) = try await index.entries(tenant: tenantID, afterRevision: after)
+        state.withLock { state in
+            if whole {
+                let kept = state.entries.filter { state.pending[$0.key] != nil }
+                state.entries = kept
+                state.lastFullLoad = started
+            }
+            for row in rows where state.pending[row.key] == nil {
+                state.entries[row.key] = row
+            }
+            state.seenRevision = max(state.seenRevision, revision)
+        }
+    }
+
+    /// Writes what changed here since the last flush; what cannot be written is kept for the next.
+    func flush(to index: TenantCacheIndex) async throws {
+        let pending = state.withLock { state -> [String: PendingWrite] in
+            defer { state.pending = [:] }
+            return state.pending
+        }
+        guard !pending.isEmpty else { return }
+        let unused: [String]
+        do {
+            unused = try await index.write(pending, tenant: tenantID, limit: diskCapacity)
+        } catch {
+            state.withLock { state in
+                for (key, write) in pending where state.pending[key] == nil { state.pending[key] = write }
+            }
+            throw error
+        }
+        // Files the index let go: replaced entries of other ferryds, and those the limit evicted.
+        let removable = state.withLock { state -> [String] in
+            let gone = Set(unused)
+            for (key, entry) in state.entries where gone.contains(entry.bodyFile) && state.pending[key] == nil {
+                state.entries[key] = nil
+            }
+            let stillNamed = Set(state.entries.values.map(\.bodyFile))
+            return unused.filter { !stillNamed.contains($0) }
+        }
+        removeFiles(removable)
+    }
+}

@@ -1,0 +1,410 @@
+import Foundation
+import Logging
+import URLLoading
+import FerryMetrics
+import FerryModel
+import FerryStore
+import FerryVault
+
+/// Runs one claimed job's attempt through the engine and writes how it ended.
+///
+/// Every kind runs as an engine download task, so every response body goes to a file (and can be
+/// fetched from `/v1/jobs/{id}/content`): a download continues from the job's resume data when it
+/// has some; an upload sends its body (inline, a blob, or another job's content) with the request.
+///
+/// While the transfer runs, a heartbeat every `heartbeatInterval` renews the lease, stores progress
+/// and, every few beats, resume data (so a killed ferryd costs at most that much), and reads stop
+/// requests; it also stops the transfer for shutdown and for the job's total timeout.
+struct JobRunner: Sendable {
+    let claim: JobQueue.Claim
+    let queue: JobQueue
+    let engine: JobEngine
+    let files: GatewayFiles
+    let owner: String
+    let leaseSeconds: Int
+    let heartbeatInterval: Duration
+    /// Resume data is stored every this many heartbeats.
+    let resumeDataEveryBeats: Int
+    let retryBaseDelay: Duration
+    let metrics: GatewayMetrics
+    /// Opens the credentials of answered decisions; nil when ferryd has no vault key.
+    let decisionCredentials: DecisionCredentials?
+    let isShuttingDown: @Sendable () -> Bool
+    let logger: Logger
+
+    private var job: JobRecord { claim.job }
+    /// Whose engine session the job runs in, and so whose credentials, cookie jar and cache it uses.
+    private var sessionOwner: EngineSessionOwner {
+        EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
+    }
+
+    func run() async {
+        let transfer = RunningTransfer()
+        metrics.transferStarted()
+        let completion: JobQueue.Completion?
+        do {
+            let (task, decisions) = try await makeTask()
+            completion = await drive(task, decisions: decisions, transfer: transfer)
+            // Its own session (asking for decisions) served this attempt only.
+            if decisions != nil { task.session.finishTasksAndInvalidate() }
+        } catch let failure as AttemptFailure {
+            completion = finished(failure, transfer: transfer, response: nil, resumeData: nil)
+        } catch {
+            completion = finished(AttemptFailure("internal_error", "\(error)"), transfer: transfer, response: nil, resumeData: nil)
+        }
+        metrics.transferFinished(
+            outcome: completion?.attemptOutcome ?? "lease_lost",
+            bytes: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone)
+        do {
+            // Before the end is recorded: the session's next job, on any ferryd, must find the cookies
+            // this one was given and the responses it cached.
+            try await engine.settle(for: sessionOwner)
+        } catch {
+            logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
+        guard let completion else { return }
+        do {
+            let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
+            if !written { logger.warning("job's lease was lost before its end was written", metadata: ["job": "\(job.id)"]) }
+        } catch {
+            // The lease will expire and another attempt will run: nothing is lost, only time.
+            logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
+    struct AttemptFailure: Error {
+        var code: String
+        var message: String
+        var retry: RetryPolicy.AttemptFailure?
+        var httpStatus: Int?
+
+        init(_ code: String, _ message: String, retry: RetryPolicy.AttemptFailure? = nil, httpStatus: Int? = nil) {
+            self.code = code
+            self.message = message
+            self.retry = retry
+            self.httpStatus = httpStatus
+        }
+    }
+
+    // MARK: - Making the task
+
+    /// The attempt's task, and the delegate that makes its decisions when the job asks for any.
+    private func makeTask() async throws -> (DownloadTask, JobDecisionMaker?) {
+        guard let url = URL(string: job.request.url) else { throw AttemptFailure("invalid_request", "the job's URL cannot be parsed") }
+        let settings = claim.session ?? SessionSettings()
+        var headers = HTTPHeaders()
+        // The session's headers first, unless the job sets the same field (as the seeds' additional headers).
+        for header in settings.additionalHeaders where !job.request.headers.contains(where: { $0.name.lowercased() == header.name.lowercased() }) {
+            headers.add(name: header.name, value: header.value)
+        }
+        for header in job.request.headers { headers.add(name: header.name, value: header.value) }
+        var request = TransferRequest(
+            url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
+        // The job's policy, else its session's; validated on the way in (CA-05, SES-26).
+        request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
+
+        let decisionPolicy = (job.policies.decisions ?? DecisionPolicy()).over(settings.decisions)
+        let decisions = decisionPolicy.asksAnything
+            ? JobDecisionMaker(
+                policy: decisionPolicy, answers: claim.decisionAnswers, credentials: decisionCredentials, tenant: job.tenantID, job: job.id)
+            : nil
+        let session: Session
+        do {
+            try await engine.prepare(for: sessionOwner, stored: claim.stored)
+        } catch {
+            // Without it the job would run with a stale jar (no login cookie): better later than wrong.
+            throw AttemptFailure(
+                "storage_unavailable", "the session's cookie jar or the tenant's cache index could not be read: \(error)",
+                retry: .gatewayStorage)
+        }
+        do {
+            let key = JobEngine.Key(
+                owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0))
+            session = try decisions.map { try engine.attemptSession(for: key, delegate: $0) } ?? engine.session(for: key)
+        } catch {
+            throw AttemptFailure("internal_error", "the engine session could not be made: \(error)")
+        }
+        try files.makeDirectory(files.jobDirectory(tenant: job.tenantID))
+        let directory = URL(fileURLWithPath: files.absolute(files.jobDirectory(tenant: job.tenantID)) ?? files.dataDirectory)
+
+        let task: DownloadTask
+        do {
+            switch job.request.body {
+            case .inline(let data)?:
+                request.body = data
+                task = try session.downloadTask(with: request)
+            case let body?:
+                guard let relative = try await queue.bodyFile(for: body, tenant: job.tenantID), let path = files.absolute(relative) else {
+                    throw AttemptFailure("body_unavailable", "the job's body (a blob or another job's content) no longer exists")
+                }
+                task = try session.downloadTask(with: request, uploading: .file(URL(fileURLWithPath: path)))
+            case nil:
+                if let text = job.resumeData, let stored = try? ResumeData(jsonData: Data(text.utf8)) {
+                    // The stored resume data may be a few seconds older than the file (a killed
+                    // ferryd wrote on until it died): continue after everything it wrote.
+                    let resumeData = await Self.offTheCooperativePool { stored.coveringWholePartialFile() }
+                    task = try session.downloadTask(withResumeData: resumeData)
+                } else {
+                    task = try session.downloadTask(with: request)
+                }
+            }
+        } catch let error as TransferError {
+            throw AttemptFailure(error.code.rawValue, error.message)
+        }
+        task.temporaryDirectory = directory
+        task.spareFiles = files.spares
+        return (task, decisions)
+    }
+
+    /// Runs blocking file work (reading a partial file of gigabytes) on a thread of its own.
+    static func offTheCooperativePool<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+
+    // MARK: - Running it
+
+    /// What the event loop found.
+    private struct Observed {
+        var response: TransferResponse?
+        var placed: JobRecord.StoredResult?
+        var placeFailure: AttemptFailure?
+    }
+
+    private func drive(_ task: DownloadTask, decisions: JobDecisionMaker?, transfer: RunningTransfer) async -> JobQueue.Completion? {
+        let events = task.events
+        let heartbeat = Task { await beat(task, transfer: transfer) }
+        var observed = Observed()
+        task.resume()
+        // Cancelled from outside (the service group is going down hard): stop as for a shutdown.
+        await withTaskCancellationHandler {
+            await collect(events, of: task, into: &observed, transfer: transfer)
+        } onCancel: {
+            stop(task, transfer: transfer, reason: .shutdown)
+        }
+        heartbeat.cancel()
+        return await outcome(of: task, observed: observed, decisions: decisions, transfer: transfer)
+    }
+
+    private func collect(_ events: TaskEvents, of task: DownloadTask, into observed: inout Observed, transfer: RunningTransfer) async {
+        for await event in events {
+            switch event {
+            case .progress(let value):
+                transfer.progress = value
+            case .response(let response):
+                observed.response = response
+            case .downloadFinished(let file):
+                // The engine deletes `file` when the next event is asked for: judge and place it now.
+                if let response = task.response, response.isSuccess {
+                    switch place(file, task: task, response: response) {
+                    case .success(let result): observed.placed = result
+                    case .failure(let failure): observed.placeFailure = failure
+                    }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Renames the finished file into place after checking its SHA-256 (computed while writing).
+    private func place(_ file: URL, task: DownloadTask, response: TransferResponse) -> Result<JobRecord.StoredResult, AttemptFailure> {
+        guard let digest = task.sha256, let size = task.fileLength else {
+            return .failure(AttemptFailure("internal_error", "the engine gave no digest for the file"))
+        }
+        if let expected = job.policies.sha256, expected != digest {
+            return .failure(AttemptFailure("checksum_mismatch", "the content's SHA-256 is \(digest), not the expected \(expected)"))
+        }
+        let relative = files.jobContent(tenant: job.tenantID, job: job.id)
+        guard let destination = files.absolute(relative), rename(file.path, destination) == 0 else {
+            return .failure(AttemptFailure("cannot_write_file", "cannot store the content: \(String(cString: strerror(errno)))"))
+        }
+        return .success(JobRecord.StoredResult(
+            file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue))
+    }
+
+    /// The heartbeat loop: ticks often enough to react to shutdown and timeouts at once, talks to the
+    /// database every `heartbeatInterval`.
+    private func beat(_ task: DownloadTask, transfer: RunningTransfer) async {
+        let tick = Duration.milliseconds(100)
+        let started = ContinuousClock.now
+        var lastBeat = started
+        var lastBytes: Int64 = transfer.progress.bytesReceived
+        var beats = 0
+        var rate: Int64?
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            if Task.isCancelled { return }
+            if isShuttingDown() {
+                stop(task, transfer: transfer, reason: .shutdown)
+            }
+            if let total = job.policies.totalTimeout, ContinuousClock.now - started > .milliseconds(Int64(total * 1000)) {
+                stop(task, transfer: transfer, reason: .totalTimeout)
+            }
+            let now = ContinuousClock.now
+            guard now - lastBeat >= heartbeatInterval, transfer.stopReason == nil else { continue }
+            let progress = transfer.progress
+            let elapsed = Double((now - lastBeat).components.seconds) + Double((now - lastBeat).components.attoseconds) / 1e18
+            if elapsed > 0 { rate = Int64(Double(progress.bytesReceived - lastBytes) / elapsed) }
+            let moved = progress.bytesReceived != lastBytes
+            lastBeat = now
+            lastBytes = progress.bytesReceived
+            beats += 1
+            var resumeText: String?
+            if beats % resumeDataEveryBeats == 0, let snapshot = await task.resumeDataSnapshot(), let data = try? snapshot.jsonData() {
+                resumeText = String(decoding: data, as: UTF8.self)
+            }
+            let stored = JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate)
+            let answer: JobQueue.HeartbeatAnswer
+            do {
+                answer = try await queue.heartbeat(
+                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
+            } catch {
+                // The database is briefly away: keep transferring; the lease has time to spare.
+                logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                continue
+            }
+            switch answer {
+            case .carryOn:
+                // For live event streams; a lost notification costs a stream one progress line.
+                if moved { try? await queue.announce(stored, job: job.id, tenant: job.tenantID) }
+            case .stopRequested("cancel"): stop(task, transfer: transfer, reason: .cancel)
+            case .stopRequested: stop(task, transfer: transfer, reason: .pause)
+            case .leaseLost: stop(task, transfer: transfer, reason: .leaseLost)
+            }
+        }
+    }
+
+    private func stop(_ task: DownloadTask, transfer: RunningTransfer, reason: RunningTransfer.StopReason) {
+        guard transfer.requestStop(reason) else { return }
+        if reason == .cancel {
+            task.cancel()
+        } else {
+            // Keeps the partial file and puts resume data in the task's error.
+            task.cancel(producingResumeData: { _ in })
+        }
+    }
+
+    // MARK: - Judging the attempt
+
+    private func outcome(
+        of task: DownloadTask, observed: Observed, decisions: JobDecisionMaker?, transfer: RunningTransfer
+    ) async -> JobQueue.Completion? {
+        let response = (task.response ?? observed.response).map(Self.stored)
+        let resumeData = task.error?.resumeData.flatMap { try? $0.jsonData() }.map { String(decoding: $0, as: UTF8.self) }
+        var progress = progressNow(transfer)
+
+        switch transfer.stopReason {
+        case .leaseLost?:
+            return nil
+        case .pause?:
+            return JobQueue.Completion(state: .paused, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
+        case .shutdown?:
+            return JobQueue.Completion(state: .queued, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
+        case .cancel?:
+            task.error?.resumeData?.removePartialFile()
+            return JobQueue.Completion(
+                state: .cancelled, attemptOutcome: "cancelled", progress: progress, response: response,
+                errorCode: "cancelled", errorMessage: "cancelled through the API")
+        case .totalTimeout?:
+            return finished(
+                AttemptFailure("timed_out", "the job took longer than its total timeout of \(job.policies.totalTimeout ?? 0) s",
+                               retry: .transfer(.timedOut)),
+                transfer: transfer, response: response, resumeData: resumeData)
+        case nil:
+            break
+        }
+
+        switch decisions?.stop {
+        case .asked(let decision)?:
+            // The partial file of an earlier attempt stays for the attempt after the answer, and the
+            // job's progress says how much of it there is (this attempt stopped before any body).
+            progress.bytesDone = max(progress.bytesDone, job.bytesDone)
+            progress.bytesExpected = progress.bytesExpected ?? job.bytesExpected
+            return JobQueue.Completion(
+                state: .waitingForDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
+                resumeData: resumeData ?? job.resumeData, decision: decision, decisionTimeoutSeconds: decisions?.policy.timeout)
+        case .failed(let code, let message)?:
+            return finished(AttemptFailure(code, message), transfer: transfer, response: response, resumeData: resumeData ?? job.resumeData)
+        case nil:
+            break
+        }
+
+        if let error = task.error {
+            var code = error.code.rawValue
+            var message = error.message
+            if error.code == .tooManyRedirects, !job.policies.followRedirects {
+                code = "redirect_not_followed"
+                message = "the server redirected and the job's redirects.follow is false"
+            }
+            if error.code == .userAuthenticationRequired {
+                // The engine gave up on a space after its cap of rejected credentials (AU-20).
+                code = "authentication_failed"
+                message = "authentication failed: \(error.message)"
+            }
+            if error.code == .resourceUnavailable, task.originalRequest.cachePolicy == .returnCacheDataDontLoad {
+                code = "not_in_cache"
+                message = "cache_policy is return_cache_dont_load and no cached response matches the request"
+            }
+            return finished(AttemptFailure(code, message, retry: .transfer(error.code)), transfer: transfer, response: response, resumeData: resumeData)
+        }
+        guard let final = task.response else {
+            return finished(AttemptFailure("bad_server_response", "the transfer ended without a response"), transfer: transfer, response: nil, resumeData: nil)
+        }
+        if final.statusCode == 401, let refusal = await engine.explainUnauthorized(final, for: sessionOwner) {
+            // A stored credential was refused (tried once: default handling never proposes a credential
+            // its space just rejected, AU-19), or could not be opened: say which, not just "401".
+            return finished(
+                AttemptFailure(refusal.code, refusal.message, retry: .httpStatus(401, retryAfter: nil), httpStatus: 401),
+                transfer: transfer, response: response, resumeData: nil)
+        }
+        if let status = final.statusCode, (300..<400).contains(status), let target = decisions?.refusedRedirect {
+            return finished(
+                AttemptFailure("redirect_refused", "the answer to the redirect decision refused the redirect to \(target)", httpStatus: status),
+                transfer: transfer, response: response, resumeData: nil)
+        }
+        if let status = final.statusCode, !final.isSuccess {
+            return finished(
+                AttemptFailure("http_error", "the server answered \(status)", retry: .httpStatus(status, retryAfter: final.headers["Retry-After"]), httpStatus: status),
+                transfer: transfer, response: response, resumeData: nil)
+        }
+        if let failure = observed.placeFailure {
+            return finished(failure, transfer: transfer, response: response, resumeData: nil)
+        }
+        guard let result = observed.placed else {
+            return finished(AttemptFailure("bad_server_response", "the transfer produced no content"), transfer: transfer, response: response, resumeData: nil)
+        }
+        progress.bytesDone = result.size
+        return JobQueue.Completion(state: .succeeded, attemptOutcome: "succeeded", progress: progress, response: response, result: result)
+    }
+
+    /// A failed attempt: retried after a backoff while attempts remain and the failure is worth it,
+    /// else the job fails (its partial file goes then).
+    private func finished(
+        _ failure: AttemptFailure, transfer: RunningTransfer, response: JobRecord.StoredResponse?, resumeData: String?
+    ) -> JobQueue.Completion {
+        let policy = RetryPolicy(maxAttempts: job.maxAttempts, baseDelay: retryBaseDelay)
+        let attemptNumber = claim.earlierFailures + 1
+        let delay = failure.retry.flatMap { policy.delayBeforeRetry(after: $0, attempt: attemptNumber) }
+        if delay == nil, let resumeData, let data = try? ResumeData(jsonData: Data(resumeData.utf8)) {
+            data.removePartialFile()
+        }
+        return JobQueue.Completion(
+            state: delay == nil ? .failed : .retrying, attemptOutcome: delay == nil ? "failed" : "retrying",
+            progress: progressNow(transfer), response: response, errorCode: failure.code, errorMessage: failure.message,
+            resumeData: delay == nil ? nil : resumeData, retryDelay: delay, httpStatus: failure.httpStatus)
+    }
+
+    private func progressNow(_ transfer: RunningTransfer) -> JobQueue.Progress {
+        let progress = transfer.progress
+        return JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: nil)
+    }
+
+    static func stored(_ response: TransferResponse) -> JobRecord.StoredResponse {
+        JobRecord.StoredResponse(
+            status: response.statusCode,
+            headers: response.headers.map { JobSpecification.Header(name: $0.name, value: $0.value) },
+            url: response.url.absoluteString)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import FerryMetrics
+import FerryModel
+import FerryStore
+import FerryVault
+
+/// Claims jobs and runs up to `workers` of them at once, as a service of ferryd.
+///
+/// It wakes when PostgreSQL notifies `JobQueue.channel` (a job was submitted, resumed or released) and
+/// polls every `pollInterval` besides (retry backoffs end without a notification, and a notification can
+/// be missed while reconnecting). It also takes back jobs of workers whose lease expired.
+///
+/// On graceful shutdown (SIGTERM) it stops claiming, pauses every running transfer with resume data,
+/// hands the jobs back to the queue, and returns once all of that is written.
+public final class WorkerPool: Service, Sendable {
+    public struct Settings: Sendable {
+        public var workers: Int
+        public var leaseSeconds: Int
+        public var retryBaseDelay: Duration
+        public var pollInterval: Duration = .seconds(1)
+
+        public init(workers: Int, leaseSeconds: Int, retryBaseDelay: Duration) {
+            self.workers = workers
+            self.leaseSeconds = leaseSeconds
+            self.retryBaseDelay = retryBaseDelay
+        }
+
+        /// A third of the lease, at most a second: a lease survives two missed beats, and progress
+        /// and stop requests are never more than a second old.
+        package var heartbeatInterval: Duration { min(.seconds(1), .milliseconds(leaseSeconds * 1000 / 3)) }
+    }
+
+    private let client: PostgresClient
+    private let queue: JobQueue
+    private let engine: JobEngine
+    private let files: GatewayFiles
+    private let settings: Settings
+    private let metrics: GatewayMetrics
+    private let decisionCredentials: DecisionCredentials?
+    private let logger: Logger
+    /// This process's name in `jobs.lease_owner`: host, pid and a random part (pids are reused).
+    public let owner: String
+
+    private let shuttingDown = Atomic<Bool>(false)
+    private let running = Atomic<Int>(0)
+    /// The jobs this process's runners hold now.
+    private let runningJobs = Mutex<Set<UUID>>([])
+    private let doorbell = Doorbell()
+
+    public init(
+        client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
+        decisionCredentials: DecisionCredentials? = nil, logger: Logger
+    ) {
+        self.client = client
+        self.queue = queue
+        self.engine = engine
+        self.files = files
+        self.settings = settings
+        self.metrics = metrics
+        self.decisionCredentials = decisionCredentials
+        self.logger = logger
+        self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    public func run() async throws {
+        logger.info("workers started", metadata: ["owner": "\(owner)", "workers": "\(settings.workers)"])
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { background in
+                background.addTask { await self.listenForWork() }
+                background.addTask { await self.takeBackExpiredLeases() }
+                await withDiscardingTaskGroup { runners in
+                    await self.claimLoop(runners: &runners)
+                }
+                background.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.shuttingDown.store(true, ordering: .relaxed)
+            self.doorbell.ring()
+        }
+        logger.info("workers stopped", metadata: ["owner": "\(owner)"])
+    }
+
+    /// Graceful shutdown, or the service group cancelling us (another service failed).
+    private var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) || Task.isCancelled }
+
+    private func claimLoop(runners: inout DiscardingTaskGroup) async {
+        var bell = doorbell.makeListener()
+        while !isShuttingDown {
+            let free = settings.workers - running.load(ordering: .relaxed)
+            var claims: [JobQueue.Claim] = []
+            if free > 0 {
+                do {
+                    claims = try await queue.claim(owner: owner, limit: free, leaseSeconds: settings.leaseSeconds)
+                } catch {
+                    logger.warning("claiming jobs failed", metadata: ["error": "\(error)"])
+                }
+            }
+            for claim in claims {
+                running.add(1, ordering: .relaxed)
+                runningJobs.withLock { _ = $0.insert(claim.job.id) }
+                let runner = makeRunner(for: claim)
+                runners.addTask {
+                    await runner.run()
+                    self.runningJobs.withLock { _ = $0.remove(claim.job.id) }
+                    self.running.subtract(1, ordering: .relaxed)
+                    self.doorbell.ring()
+                }
+            }
+            // A full batch means more may be waiting: claim again at once.
+            if free > 0, claims.count == free { continue }
+            await bell.wait(atMost: settings.pollInterval)
+        }
+    }
+
+    private func makeRunner(for claim: JobQueue.Claim) -> JobRunner {
+        JobRunner(
+            claim: claim, queue: queue, engine: engine, files: files, owner: owner, leaseSeconds: settings.leaseSeconds,
+            heartbeatInterval: settings.heartbeatInterval, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
+            metrics: metrics, decisionCredentials: decisionCredentials,
+            isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
+            logger: logger)
+    }
+
+    /// LISTENs on the job channel on a connection of its own, reconnecting after failures.
+    private func listenForWork() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: JobQueue.channel) { notifications in
+                        for try await _ in notifications { self.doorbell.ring() }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func takeBackExpiredLeases() async {
+        let interval = Duration.milliseconds(max(500, settings.leaseSeconds * 1000 / 2))
+        while !Task.isCancelled {
+            do {
+                let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
+                if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
+                let overdue = try await queue.failOverdueDecisions()
+                for case let file? in overdue { unlink(file) }
+                if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import PostgresNIO
+import FerryModel
+
+/// Reads `job_events`: the stored state events a stream replays and follows. Each event carries the
+/// job row as it was right after the change, read back through `jsonb_populate_record` into the
+/// same columns as a live job, so the event's job view is built exactly like `GET /v1/jobs/{id}`'s.
+package struct JobEventStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package struct StoredEvent: Sendable {
+        package var id: Int64
+        package var type: String
+        package var job: JobRecord
+
+        package init(id: Int64, type: String, job: JobRecord) {
+            self.id = id
+            self.type = type
+            self.job = job
+        }
+    }
+
+    /// The select list of `StoredEvent`s over `job_events e`: the job's columns, then id and type.
+    package static let selectEvent = """
+        SELECT \(JobRecord.columns), event_id, event_type FROM (
+            SELECT e.id AS event_id, e.type AS event_type, (jsonb_populate_record(NULL::jobs, e.job)).* FROM job_events e
+        """
+
+    /// State events (not stored progress) of `tenant`, of one `job` or all, with ids above `after`, oldest first.
+    package func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500) async throws -> [StoredEvent] {
+        let rows = try await client.query(
+            """
+            \(unescaped: Self.selectEvent)
+                WHERE e.tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR e.job_id = \(job)) AND e.id > \(after) AND e.type <> 'job.progress'
+                ORDER BY e.id LIMIT \(limit)
+            ) AS jobs ORDER BY event_id
+            """, logger: logger)
+        var events: [StoredEvent] = []
+        for try await row in rows { events.append(try Self.event(row)) }
+        return events
+    }
+
+    package static func event(_ row: PostgresRow) throws -> StoredEvent {
+        let columns = row.makeRandomAccess()
+        return StoredEvent(id: try columns[JobRecord.columnCount].decode(Int64.self), type: try columns[JobRecord.columnCount + 1].decode(String.self), job: try JobRecord(row: row))
+    }
+
+    /// The job now and the id of its latest state event (0 when it has none), read together.
+    package func current(job: UUID, tenant: UUID) async throws -> (job: JobRecord, latestEvent: Int64)? {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: JobRecord.columns),
+                   coalesce((SELECT max(e.id) FROM job_events e WHERE e.job_id = jobs.id AND e.type <> 'job.progress'), 0)
+            FROM jobs WHERE id = \(job) AND tenant_id = \(tenant)
+            """, logger: logger)
+        for try await row in rows { return (try JobRecord(row: row), try row.makeRandomAccess()[JobRecord.columnCount].decode(Int64.self)) }
+        return nil
+    }
+
+    /// Which job an event is of, without the job itself: what `JobEventFeed` tells subscribers.
+    package struct EventHeading: Sendable {
+        package var id: Int64
+        package var tenant: UUID
+        package var job: UUID
+        package var type: String
+
+        package init(id: Int64, tenant: UUID, job: UUID, type: String) {
+            self.id = id
+            self.tenant = tenant
+            self.job = job
+            self.type = type
+        }
+    }
+
+    /// Every tenant's events with ids above `after`, oldest first.
+    package func eventsOfEveryTenant(after: Int64, limit: Int) async throws -> [EventHeading] {
+        let rows = try await client.query(
+            "SELECT id, tenant_id, job_id, type FROM job_events WHERE id > \(after) ORDER BY id LIMIT \(limit)", logger: logger)
+        var headings: [EventHeading] = []
+        for try await (id, tenant, job, type) in rows.decode((Int64, UUID, UUID, String).self) {
+            headings.append(EventHeading(id: id, tenant: tenant, job: job, type: type))
+        }
+        return headings
+    }
+
+    /// The id of the newest event of any tenant (0 when none): where `JobEventFeed` starts.
+    package func latestEventID() async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM job_events", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return 0
+    }
+
+    /// The id of the tenant's latest event (0 when none): where a stream without Last-Event-ID starts.
+    package func latestEvent(tenant: UUID) async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM job_events WHERE tenant_id = \(tenant)", logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return 0
+    }
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+}

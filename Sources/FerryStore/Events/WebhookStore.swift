@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+import PostgresNIO
+import FerryModel
+
+/// The webhooks' tables: the tenant's signing secret, endpoints, and deliveries with their attempts.
+/// Every read and change a tenant's request makes names the tenant, so another tenant's rows are
+/// simply not found.
+public struct WebhookStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    // MARK: - The tenant's secret
+
+    /// The tenant's current secret, made on first use.
+    package func secret(tenant: UUID) async throws -> Secret {
+        let rows = try await client.query(
+            """
+            WITH made AS (
+                INSERT INTO webhook_secrets (tenant_id, secret) VALUES (\(tenant), \(WebhookSignature.newSecret().revealed))
+                ON CONFLICT (tenant_id) DO NOTHING RETURNING secret
+            )
+            SELECT secret FROM made UNION ALL SELECT secret FROM webhook_secrets WHERE tenant_id = \(tenant)
+            """, logger: logger)
+        for try await secret in rows.decode(String.self) { return Secret(secret) }
+        throw GatewayError.notFound("tenant \(tenant)")
+    }
+
+    /// A new current secret; the previous one stays valid (and signs too) for `grace`.
+    package func rotateSecret(tenant: UUID, grace: Duration) async throws -> (secret: Secret, previousValidUntil: Date) {
+        let rows = try await client.query(
+            """
+            INSERT INTO webhook_secrets AS s (tenant_id, secret) VALUES (\(tenant), \(WebhookSignature.newSecret().revealed))
+            ON CONFLICT (tenant_id) DO UPDATE SET secret = EXCLUDED.secret, previous_secret = s.secret,
+                previous_valid_until = now() + \(grace.components.seconds) * interval '1 second', rotated_at = now()
+            RETURNING secret, coalesce(previous_valid_until, now())
+            """, logger: logger)
+        for try await (secret, until) in rows.decode((String, Date).self) { return (Secret(secret), until) }
+        throw GatewayError.notFound("tenant \(tenant)")
+    }
+
+    /// The secrets a job callback is signed with: the current one, and the previous one while its
+    /// grace period lasts.
+    package func signingSecrets(tenant: UUID) async throws -> [Secret] {
+        let current = try await secret(tenant: tenant)
+        let rows = try await client.query(
+            "SELECT previous_secret FROM webhook_secrets WHERE tenant_id = \(tenant) AND previous_valid_until > now()", logger: logger)
+        var secrets = [current]
+        for try await previous in rows.decode(String?.self) { if let previous { secrets.append(Secret(previous)) } }
+        return secrets
+    }
+
+    // MARK: - Endpoints
+
+    package struct Endpoint: Sendable {
+        package var id: UUID
+        package var url: String
+        package var events: [String]
+        package var createdAt: Date
+        package var disabledAt: Date?
+        package var disabledReason: String?
+        /// Only right after creation.
+        package var secret: Secret?
+
+        package init(id: UUID, url: String, events: [String], createdAt: Date, disabledAt: Date? = nil, disabledReason: String? = nil, secret: Secret? = nil) {
+            self.id = id
+            self.url = url
+            self.events = events
+            self.createdAt = createdAt
+            self.disabledAt = disabledAt
+            self.disabledReason = disabledReason
+            self.secret = secret
+        }
+    }
+
+    private static let endpointColumns = "id, url, events, created_at, disabled_at, disabled_reason"
+
+    private static func endpoint(_ row: PostgresRow) throws -> Endpoint {
+        let (id, url, events, created, disabled, reason) = try row.decode((UUID, String, [String], Date, Date?, String?).self)
+        return Endpoint(id: id, url: url, events: events, createdAt: created, disabledAt: disabled, disabledReason: reason)
+    }
+
+    package func createEndpoint(tenant: UUID, url: String, events: [String]) async throws -> Endpoint {
+        let secret = WebhookSignature.newSecret()
+        let rows = try await client.query(
+            """
+            INSERT INTO webhook_endpoints (tenant_id, url, events, secret) VALUES (\(tenant), \(url), \(events), \(secret.revealed))
+            RETURNING \(unescaped: Self.endpointColumns)
+            """, logger: logger)
+        for try await row in rows {
+            var endpoint = try Self.endpoint(row)
+            endpoint.secret = secret
+            return endpoint
+        }
+        throw GatewayError.notFound("tenant \(tenant)")
+    }
+
+    package func endpoints(tenant: UUID) async throws -> [Endpoint] {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.endpointColumns) FROM webhook_endpoints WHERE tenant_id = \(tenant) ORDER BY created_at, id",
+            logger: logger)
+        var endpoints: [Endpoint] = []
+        for try await row in rows { endpoints.append(try Self.endpoint(row)) }
+        return endpoints
+    }
+
+    /// False when the tenant has no such endpoint.
+    package func deleteEndpoint(_ id: UUID, tenant: UUID) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM webhook_endpoints WHERE id = \(id) AND tenant_id = \(tenant) RETURNING id", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    // MARK: - Deliveries, as the API lists them
+
+    package struct Delivery: Sendable {
+        package var id: UUID
+        package var tenantID: UUID
+        package var jobID: UUID
+        package var eventID: Int64
+        package var eventType: String
+        package var endpointID: UUID?
+        package var url: String
+        package var status: String
+        package var nextAttemptAt: Date?
+        package var createdAt: Date
+        package var deliveredAt: Date?
+        package var attempts: [Attempt]
+
+        package init(id: UUID, tenantID: UUID, jobID: UUID, eventID: Int64, eventType: String, endpointID: UUID? = nil, url: String, status: String, nextAttemptAt: Date? = nil, createdAt: Date, deliveredAt: Date? = nil, attempts: [Attempt]) {
+            self.id = id
+            self.tenantID = tenantID
+            self.jobID = jobID
+            self.eventID = eventID
+            self.eventType = eventType
+            self.endpointID = endpointID
+            self.url = url
+            self.status = status
+            self.nextAttemptAt = nextAttemptAt
+            self.createdAt = createdAt
+            self.deliveredAt = deliveredAt
+            self.attempts = attempts
+        }
+    }
+
+    package struct Attempt: Sendable, Codable {
+        package var attempt: Int
+        package var startedAt: Date
+        package var latencyMilliseconds: Int
+        package var responseStatus: Int?
+        package var error: String?
+
+        package init(attempt: Int, startedAt: Date, latencyMilliseconds: Int, responseStatus: Int? = nil, error: String? = nil) {
+            self.attempt = attempt
+            self.startedAt = startedAt
+            self.latencyMilliseconds = latencyMilliseconds
+            self.responseStatus = responseStatus
+            self.error = error
+        }
+    }
+
+    /// Deliveries in `scope`, of one job or all, newest first, each with its attempts.
+    package func deliveries(scope: JobStore.Scope, job: UUID?, limit: Int = 200) async throws -> [Delivery] {
+        try await readDeliveries(
+            """
+            WHERE (\(scope.tenantID)::uuid IS NULL OR d.tenant_id = \(scope.tenantID)) AND (\(job)::uuid IS NULL OR d.job_id = \(job))
+            ORDER BY d.created_at DESC, d.event_id DESC LIMIT \(limit)
+            """)
+    }
+
+    /// Makes a delivery due again now, with a fresh retry schedule; nil when it is not in `scope`.
+    package func redeliver(_ id: UUID, scope: JobStore.Scope) async throws -> Delivery? {
+        let rows = try await client.query(
+            """
+            UPDATE webhook_deliveries d SET status = 'pending', failures = 0, next_attempt_at = now(), delivered_at = NULL
+            WHERE d.id = \(id) AND (\(scope.tenantID)::uuid IS NULL OR d.tenant_id = \(scope.tenantID))
+              AND NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.disabled_at IS NOT NULL)
+            RETURNING d.id
+            """, logger: logger)
+        var updated = false
+        for try await _ in rows { updated = true }
+        guard updated else {
+            guard try await readDeliveries("WHERE d.id = \(id) AND (\(scope.tenantID)::uuid IS NULL OR d.tenant_id = \(scope.tenantID))").isEmpty
+            else { throw GatewayError(.conflict, code: "endpoint_disabled", "the delivery's endpoint was disabled (it answered 410 Gone); register it again") }
+            return nil
+        }
+        return try await readDeliveries("WHERE d.id = \(id)").first
+    }
+
+    private func readDeliveries(_ condition: PostgresQuery) async throws -> [Delivery] {
+        var query: PostgresQuery = """
+            SELECT d.id, d.tenant_id, d.job_id, d.event_id, d.event_type, d.endpoint_id, d.url, d.status, d.next_attempt_at,
+                   d.created_at, d.delivered_at,
+                   coalesce((SELECT json_agg(json_build_object(
+                       'attempt', a.attempt, 'started_at', extract(epoch FROM a.started_at), 'latency_ms', a.latency_ms,
+                       'response_status', a.response_status, 'error', a.error) ORDER BY a.attempt)
+                     FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]')::text
+            FROM webhook_deliveries d
+            """
+        query.sql += " " + condition.sql
+        query.binds = condition.binds
+        let rows = try await client.query(query, logger: logger)
+        var deliveries: [Delivery] = []
+        for try await row in rows {
+            let (id, tenant, job, event, type, endpoint, url, status, next, created, delivered, attemptsJSON) = try row.decode(
+                (UUID, UUID, UUID, Int64, String, UUID?, String, String, Date?, Date, Date?, String).self)
+            deliveries.append(Delivery(
+                id: id, tenantID: tenant, jobID: job, eventID: event, eventType: type, endpointID: endpoint, url: url, status: status,
+                nextAttemptAt: next, createdAt: created, deliveredAt: delivered, attempts: try Self.attempts(attemptsJSON)))
+        }
+        return deliveries
+    }
+
+    private static func attempts(_ json: String) throws -> [Attempt] {
+        struct Stored: Decodable {
+            var attempt: Int
+            var started_at: Double
+            var latency_ms: Int
+            var response_status: Int?
+            var error: String?
+        }
+        return try JSONDecoder().decode([Stored].self, from: Data(json.utf8)).map {
+            Attempt(attempt: $0.attempt, startedAt: Date(timeIntervalSince1970: $0.started_at), latencyMilliseconds: $0.latency_ms,
+                    responseStatus: $0.response_status, error: $0.error)
+        }
+    }
+}
