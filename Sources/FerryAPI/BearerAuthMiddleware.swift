@@ -1,7 +1,7 @@
-import Foundation
-import Hummingbird
 import FerryModel
 import FerryStore
+import Foundation
+import Hummingbird
 
 /// Resolves `Authorization: Bearer <key>` to the caller before any `/v1` route runs; a missing,
 /// malformed, unknown or revoked key is a 401 that says which, never which keys exist.

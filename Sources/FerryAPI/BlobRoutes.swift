@@ -1,7 +1,7 @@
 import Crypto
+import FerryStore
 import Foundation
 import Hummingbird
-import FerryStore
 
 /// `PUT /v1/blobs`: a body for later upload jobs, streamed to disk (never held whole in memory) and
 /// hashed on the way. The row is written only once the file is complete, so a broken upload leaves

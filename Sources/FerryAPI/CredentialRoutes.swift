@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import FerryModel
-import FerryStore
 
 /// `/v1/credentials`: a tenant's credential vault. Secrets go in once and never come out: every reply
 /// shows where a credential applies and which kind of secret it holds, nothing of the secret. Another

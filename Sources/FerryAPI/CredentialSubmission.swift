@@ -1,8 +1,8 @@
-import Foundation
-import URLLoading
 import FerryModel
 import FerryStore
 import FerryVault
+import Foundation
+import URLLoading
 
 /// The body of `POST /v1/credentials`, and its validation into a credential the vault seals.
 ///

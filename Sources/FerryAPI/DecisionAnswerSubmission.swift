@@ -1,5 +1,5 @@
-import Foundation
 import FerryModel
+import Foundation
 
 /// The body of `POST /v1/jobs/{id}/decision`, and its validation against the decision the job waits
 /// for: a disposition that does not answer that kind of decision is a 422, not a 400, since the

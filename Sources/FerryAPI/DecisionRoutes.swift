@@ -1,10 +1,10 @@
-import Foundation
-import Hummingbird
 import FerryModel
 import FerryStore
 import FerryVault
+import Foundation
+import Hummingbird
 
-/// `POST /v1/jobs/{id}/decision`: the client's answer to the decision its job waits for (issue 6).
+/// `POST /v1/jobs/{id}/decision`: the client's answer to the decision its job waits for.
 ///
 /// The answer is checked against the pending decision's kind (422 when it does not fit), its inline
 /// credential sealed for this tenant and job, and then stored for the next attempt, which replays the

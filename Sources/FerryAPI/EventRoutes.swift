@@ -1,7 +1,7 @@
+import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import FerryStore
 
 /// `GET /v1/jobs/{id}/events` and `GET /v1/events`: a tenant's job events as Server-Sent Events
 /// (see `JobEventStream`). Another tenant's job is a 404, like everywhere else.

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Hummingbird
-import FerryModel
 
 /// Serves a job's content file, whole or one byte range (RFC 9110 §14), streamed from disk.
 enum FileContent {

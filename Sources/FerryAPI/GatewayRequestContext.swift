@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Hummingbird
-import FerryModel
 
 /// The request context of every gateway route: Hummingbird's core storage plus the caller.
 public struct GatewayRequestContext: RequestContext {

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Hummingbird
-import FerryModel
 
 /// Reads a JSON request body (at most the context's `maxUploadSize`) into a `Decodable`, turning
 /// decoding failures into a 400 that names the field.

@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import Hummingbird
 import ServiceLifecycle
-import FerryModel
-import FerryStore
 
 /// One Server-Sent Events stream (`GET /v1/jobs/{id}/events`, `GET /v1/events`): stored state events
 /// from `job_events` (replayed after a Last-Event-ID, then followed live through `JobEventFeed`),

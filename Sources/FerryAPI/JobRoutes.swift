@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import FerryModel
-import FerryStore
 
 /// `/v1/jobs` for a tenant's own jobs, and the same reads and controls under `/v1/admin/jobs` for
 /// every tenant's. A tenant asking for another tenant's job gets the same 404 as for a job that does

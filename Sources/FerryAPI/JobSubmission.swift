@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import URLLoading
-import FerryModel
 
 /// The body of `POST /v1/jobs`, as clients write it, and its validation into a `JobSpecification`.
 ///

@@ -1,7 +1,7 @@
+import FerryMetrics
+import FerryStore
 import Hummingbird
 import Logging
-import FerryStore
-import FerryMetrics
 
 /// Times every request for `GatewayMetrics`, labelled with the route's template (`/v1/jobs/{id}`),
 /// never the concrete path, so ids do not become label values.

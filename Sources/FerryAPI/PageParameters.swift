@@ -1,6 +1,6 @@
-import Hummingbird
 import FerryModel
 import FerryStore
+import Hummingbird
 
 /// `limit` and `cursor` of a list read in pages, newest first (`GET /v1/jobs`, `GET /v1/credentials`).
 struct PageParameters {

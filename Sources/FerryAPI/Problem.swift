@@ -1,5 +1,5 @@
-import Foundation
 import FerryModel
+import Foundation
 import Hummingbird
 
 /// An API error as an RFC 9457 problem details document, with a stable `code` clients can branch on.

@@ -1,7 +1,7 @@
+import FerryStore
 import Foundation
 import Hummingbird
 import Synchronization
-import FerryStore
 
 /// Jobs this process read in the last `lifetime`, for `GET /v1/jobs/{id}`: clients poll a job's
 /// status many times a second, and its progress is written once a second anyway, so answering a

@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import Hummingbird
 import URLLoading
-import FerryModel
-import FerryStore
 
 /// `/v1/sessions/{id}/cookies`: a session's cookie jar, to inspect (a login flow's user needs to see
 /// what the site set) and to empty.

@@ -1,7 +1,7 @@
-import Foundation
-import Hummingbird
 import FerryModel
 import FerryStore
+import Foundation
+import Hummingbird
 
 /// `/v1/sessions`: a tenant's sessions, the seeds' configured sessions that jobs run in.
 struct SessionRoutes {

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import URLLoading
-import FerryModel
 
 /// The body of `POST /v1/sessions`, and its validation into the stored `SessionSettings`.
 struct SessionSubmission: Decodable {

@@ -1,7 +1,7 @@
-import Foundation
-import Hummingbird
 import FerryModel
 import FerryStore
+import Foundation
+import Hummingbird
 
 /// `/v1/admin/tenants`: the admin creates tenants (whose first API key is shown once), lists them,
 /// and creates, lists and revokes their keys.

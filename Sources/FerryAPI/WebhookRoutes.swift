@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import FerryModel
-import FerryStore
 
 /// `/v1/webhooks`: the tenant's signing secret and its rotation, endpoints subscribed to event types
 /// (each with its own secret, shown once), and the delivery log with redelivery; the admin reads

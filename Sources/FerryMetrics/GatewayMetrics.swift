@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Synchronization
-import FerryModel
 
 /// This process's counters for `/metrics`: API latency by route, bytes moved, transfers running.
 /// (Job counts by state come from the database at scrape time, so they are the cluster's.)

@@ -13,7 +13,7 @@ import Darwin
 /// then lingers as a zombie, which PostgreSQL's own "is the old server still alive?" check
 /// (`kill(pid, 0)`) mistakes for a live server. On Linux ferryd therefore marks itself a "child
 /// subreaper" before starting servers: orphans of its descendants come to ferryd instead, and
-/// ferryd collects its servers' exits itself. A ferryd that is killed hands them on to init as before.
+/// ferryd collects its servers' exits itself. A ferryd that is killed hands them on to init.
 public enum PrivatePostgresReaper {
     private typealias ProcessControl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
     /// PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import URLLoading
-import FerryModel
 
 /// The credentials of `use_credential` answers: inline ones sealed with the vault key for their
 /// tenant and job (so a sealed value copied to another job or tenant does not open), vault ones

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Logging
-import FerryModel
 
 /// Where the vault's keys come from, as configured: `FERRY_VAULT_KEY` (base64 keys separated by
 /// commas, newest first), else `FERRY_VAULT_KEY_FILE` (one base64 key per line, newest first), else

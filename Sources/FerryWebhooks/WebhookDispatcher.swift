@@ -1,11 +1,11 @@
+import FerryModel
+import FerryStore
 import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 import URLLoading
-import FerryModel
-import FerryStore
 
 /// Delivers webhooks, as a service of ferryd beside the worker pool: claims due deliveries (shared
 /// with the dispatchers of other ferryd processes), POSTs each with the Standard Webhooks headers

@@ -1,5 +1,5 @@
-import Foundation
 import FerryModel
+import Foundation
 
 /// The body of every delivery: `{"type", "timestamp", "data"}`, data being the job as the API shows
 /// it at the event. Built from the stored event, so every attempt sends the same bytes.

@@ -1,5 +1,5 @@
-import Foundation
 import FerryStore
+import Foundation
 
 /// What a delivery attempt's answer means for the delivery: 2xx delivered; 410 Gone stops it (and
 /// disables an endpoint); anything else, and no answer at all, is retried on the schedule, after the

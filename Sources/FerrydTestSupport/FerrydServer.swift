@@ -1,15 +1,6 @@
-import FerryGateway
-import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
 import FerryVault
-import FerryMetrics
-import FerryModel
-import FerryPrivatePostgres
 import Foundation
 import Synchronization
-import FerryVault
 
 /// A real `ferryd serve` process for end-to-end tests, on a test database, listening on a port the
 /// system picked, with test-sized lease and retry times. Stopped with SIGTERM (`terminate()`) or

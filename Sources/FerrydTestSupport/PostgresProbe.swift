@@ -1,12 +1,3 @@
-import FerryGateway
-import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
-import FerryMetrics
-import FerryModel
-import FerryPrivatePostgres
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,18 +1,9 @@
-import FerryGateway
-import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
-import FerryMetrics
-import FerryModel
 import FerryPrivatePostgres
+import FerryStore
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
-import FerryPrivatePostgres
-import FerryStore
 
 /// A fresh, empty database for one test, dropped when the test is done.
 ///

@@ -1,8 +1,5 @@
 import ArgumentParser
 import FerryGateway
-import FerryStore
-import FerryVault
-import FerryPrivatePostgres
 
 /// The flags that say which database ferryd uses and where its schema is; each overrides its
 /// `FERRY_*` variable. Kept as text: `GatewayConfiguration` validates flags and variables alike.

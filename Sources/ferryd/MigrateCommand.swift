@@ -1,11 +1,8 @@
 import ArgumentParser
 import FerryGateway
 import FerryStore
-import FerryVault
-import FerryPrivatePostgres
 import Foundation
 import Logging
-import FerryStore
 
 /// `ferryd migrate`: applies pending migrations and exits, printing what it applied.
 struct MigrateCommand: AsyncParsableCommand {

@@ -1,12 +1,9 @@
 import ArgumentParser
 import FerryGateway
-import FerryStore
-import FerryVault
 import FerryPrivatePostgres
+import FerryStore
 import Foundation
 import Logging
-import FerryPrivatePostgres
-import FerryStore
 
 /// `ferryd admin rotate-vault-key`: seals every stored credential again under the current (first)
 /// vault key, so that older keys can be removed from the configuration afterwards.

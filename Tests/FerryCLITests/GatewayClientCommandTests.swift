@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// The `ferry` gateway commands against a live ferryd on a real PostgreSQL (issue 4, the client).
+/// The `ferry` gateway commands against a live ferryd on a real PostgreSQL (the client).
 @Suite("ferry against a ferryd gateway", .timeLimit(.minutes(5)))
 struct GatewayClientCommandTests {
     // DL-01, DL-05: a tenant made with `ferry admin`, a download submitted and waited for, read back
@@ -175,7 +175,7 @@ struct GatewayClientCommandTests {
 
     // LC-12 for gateway jobs: `ferry watch` draws the progress bar from the job's event stream
     // (GET /v1/jobs/{id}/events) and ends with the job's final state. Needs ferryd's event streams
-    // (issue 4's server side): against a ferryd without them, watch falls back to polling and the
+    // (the server side): against a ferryd without them, watch falls back to polling and the
     // stream assertion below fails.
     @Test func watchDrawsTheBarFromTheEventStream() async throws {
         try await GatewayCLIFixture.with { fixture in

@@ -1,15 +1,15 @@
-import Testing
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Testing
 
-/// How `Authorization` is read on every request (issue 3): `Bearer <key>`, the scheme in any case,
+/// How `Authorization` is read on every request: `Bearer <key>`, the scheme in any case,
 /// blanks around the key ignored, anything else refused.
 @Suite("Bearer key parsing")
 struct BearerKeyTests {

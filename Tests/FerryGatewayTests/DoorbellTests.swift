@@ -1,15 +1,15 @@
-import Testing
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Testing
 
-/// The claim loop's and the webhook dispatcher's bell (issue 3): a ring wakes one wait, and nothing
+/// The claim loop's and the webhook dispatcher's bell: a ring wakes one wait, and nothing
 /// is left behind to wake the next one (each spurious wake was one more claim statement).
 @Suite("Doorbell")
 struct DoorbellTests {

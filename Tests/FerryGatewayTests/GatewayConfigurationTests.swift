@@ -1,16 +1,16 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Testing
 
-/// ferryd's configuration from FERRY_* variables and flags (issue 3, "Running it").
+/// ferryd's configuration from FERRY_* variables and flags ("Running it").
 @Suite
 struct GatewayConfigurationTests {
     func configuration(_ environment: [String: String], flags: GatewayConfigurationFlags = .init()) throws -> GatewayConfiguration {

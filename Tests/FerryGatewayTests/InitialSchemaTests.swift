@@ -1,12 +1,12 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
@@ -14,7 +14,7 @@ import Testing
 import URLLoadingTestSupport
 
 /// The repository's `migrations/` applied to an empty database: the gateway's tables exist and
-/// enforce what the design says (issue 3: tenants own their rows; job states are a closed set).
+/// enforce what the design says (tenants own their rows; job states are a closed set).
 @Suite(.timeLimit(.minutes(3)))
 struct InitialSchemaTests {
     let logger = Logger(label: "ferry.tests.schema")

@@ -1,18 +1,18 @@
+@testable import FerryAPI
+@testable import FerryGateway
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
 
-/// Ends of attempts written at the same moment share statements (`JobEndWriter`, issue 3 bench P3):
+/// Ends of attempts written at the same moment share statements (`JobEndWriter`, bench P3):
 /// each job still gets its own end, and an end whose lease is lost writes nothing and says so.
 @Suite("Job end writer", .timeLimit(.minutes(3)))
 struct JobEndWriterTests {

@@ -1,16 +1,16 @@
+@testable import FerryAPI
+@testable import FerryGateway
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
 
 /// `job_events` does not grow without bound: events past the retention go, with their finished
 /// deliveries; recent ones and those a webhook delivery still retries stay.

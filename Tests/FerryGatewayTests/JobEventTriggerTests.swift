@@ -1,16 +1,16 @@
+@testable import FerryAPI
+@testable import FerryGateway
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
 
 /// The events the database writes for jobs (migrations 0003, 0008, 0010): one per inserted job,
 /// written by one statement per INSERT however many jobs it makes, in the jobs' order, each with its

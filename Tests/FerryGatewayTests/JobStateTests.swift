@@ -1,13 +1,13 @@
-import Testing
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Testing
 
 @Suite("Job state machine")
 struct JobStateTests {
@@ -22,7 +22,7 @@ struct JobStateTests {
         #expect(try step(.paused, .resume) == .queued)
         #expect(try step(.running, .leaseExpired) == .queued)
         #expect(try step(.running, .awaitDecision) == .waitingForDecision)
-        // An answered decision queues the job again: the waiting job holds no worker (issue 6).
+        // An answered decision queues the job again: the waiting job holds no worker.
         #expect(try step(.waitingForDecision, .decide) == .queued)
         #expect(try step(.waitingForDecision, .fail) == .failed)
         #expect(try step(.waitingForDecision, .pause) == .paused)

@@ -1,17 +1,17 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Testing
 
 /// `ferryd migrate` as a user runs it: a real process, from an unrelated working directory, with
-/// its own private cluster (issue 3: "The binary works from any working directory").
+/// its own private cluster ("The binary works from any working directory").
 @Suite(.timeLimit(.minutes(3)))
 struct MigrateCommandTests {
     /// Runs ferryd with no FERRY_* variables from the test's environment, in `workingDirectory`.

@@ -1,18 +1,18 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
 
-/// Applying `migrations/` (issue 3, "Running it"): in order, once, each in one transaction,
+/// Applying `migrations/` ("Running it"): in order, once, each in one transaction,
 /// recorded with a checksum, and refused when the files no longer match what was applied.
 @Suite(.timeLimit(.minutes(3)))
 struct MigrationRunnerTests {

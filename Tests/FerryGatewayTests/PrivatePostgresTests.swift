@@ -1,18 +1,18 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
 
-/// ferryd's private PostgreSQL cluster (issue 3, "Running it"): created on first start, reachable
+/// ferryd's private PostgreSQL cluster ("Running it"): created on first start, reachable
 /// only through its socket, reused when it is already running, stopped by the last user.
 @Suite(.timeLimit(.minutes(3)))
 struct PrivatePostgresTests {

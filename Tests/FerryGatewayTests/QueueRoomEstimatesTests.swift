@@ -1,16 +1,16 @@
-import Foundation
-import Testing
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Foundation
+import Testing
 
-/// When a submission may skip counting its tenant's queue (issue 3, bench P3): only after a count,
+/// When a submission may skip counting its tenant's queue (bench P3): only after a count,
 /// only for a second, and only while the queue stays within half its limit.
 @Suite("Queue room estimates")
 struct QueueRoomEstimatesTests {

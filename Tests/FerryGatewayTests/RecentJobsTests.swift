@@ -1,18 +1,18 @@
+@testable import FerryAPI
+@testable import FerryGateway
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
 import Foundation
 import NIOCore
 import Synchronization
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
 
-/// Job polls answered from a recent read (issue 3, bench P4): polls arriving while a job's view is
+/// Job polls answered from a recent read (bench P4): polls arriving while a job's view is
 /// read share that read, but only with callers of the same scope, and a read that a control raced is
 /// not kept.
 @Suite("Recent jobs")

@@ -1,15 +1,15 @@
-import Foundation
-import Testing
-import URLLoading
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Foundation
+import Testing
+import URLLoading
 
 @Suite("Destination policy (SSRF guard)")
 struct DestinationPolicyTests {

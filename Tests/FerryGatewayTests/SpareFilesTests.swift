@@ -1,12 +1,12 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Testing
 

@@ -1,17 +1,17 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import Logging
 import Testing
 
-/// The vault's sealing (issue 6): AES-256-GCM, a nonce per secret, associated data that ties a
+/// The vault's sealing: AES-256-GCM, a nonce per secret, associated data that ties a
 /// secret to its tenant and row, and key rotation (newest seals, all open).
 @Suite struct VaultKeyringTests {
     let tenant = UUID()

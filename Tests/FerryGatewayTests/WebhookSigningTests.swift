@@ -1,18 +1,17 @@
-import Foundation
-import Testing
-
-@testable import FerryGateway
 @testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
+@testable import FerryGateway
 @testable import FerryMetrics
 @testable import FerryModel
 @testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
+import Foundation
+import Testing
 
 /// The pure parts of webhooks: the Standard Webhooks signature, the retry schedule and what a
-/// receiver's answer means for a delivery (issue 4).
+/// receiver's answer means for a delivery.
 @Suite("Webhook signing and retries")
 struct WebhookSigningTests {
     @Test("the signature matches the Standard Webhooks specification's example")

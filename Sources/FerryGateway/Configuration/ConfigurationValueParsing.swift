@@ -1,7 +1,7 @@
-import Foundation
 import FerryModel
 import FerryVault
 import FerryWebhooks
+import Foundation
 
 /// Turns configuration text into typed values, or into one sentence saying what was expected and
 /// what was given.

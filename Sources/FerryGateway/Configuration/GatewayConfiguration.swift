@@ -1,9 +1,9 @@
-import Foundation
 import FerryModel
 import FerryRuntime
 import FerryStore
 import FerryVault
 import FerryWebhooks
+import Foundation
 
 /// Everything `ferryd` is told by its operator: where to listen, which database, where its files
 /// live, the admin key, how many transfers to run at once and whether private networks are reachable.

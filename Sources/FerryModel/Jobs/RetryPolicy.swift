@@ -1,7 +1,7 @@
 import Foundation
 import URLLoading
 
-/// Whether a failed attempt runs again, and when (issue 3: "network errors, 5xx, 429 retry with
+/// Whether a failed attempt runs again, and when ("network errors, 5xx, 429 retry with
 /// exponential backoff and jitter, honouring Retry-After, up to max_attempts").
 public struct RetryPolicy: Sendable, Equatable {
     public var maxAttempts: Int

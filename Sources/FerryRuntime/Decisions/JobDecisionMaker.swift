@@ -1,8 +1,8 @@
+import FerryModel
+import FerryVault
 import Foundation
 import Synchronization
 import URLLoading
-import FerryModel
-import FerryVault
 
 /// The engine session delegate of one attempt of a job that asks for decisions (`decisions: ask`).
 ///

@@ -1,7 +1,7 @@
-import Foundation
-import URLLoading
 import FerryModel
 import FerryStore
+import Foundation
+import URLLoading
 
 /// The vault as the source of decision answers that name a stored credential
 /// (`{"credential": {"id": ...}}`): the tenant's own credential only, opened for the engine.

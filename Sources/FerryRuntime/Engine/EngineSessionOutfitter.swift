@@ -1,5 +1,5 @@
-import URLLoading
 import FerryModel
+import URLLoading
 
 /// Gives a new engine session what its owner keeps in the gateway: the credential vault, the
 /// session's cookie jar, the tenant's cache. One outfitter per concern; `JobEngine` applies each.

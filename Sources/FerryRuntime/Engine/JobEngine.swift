@@ -1,7 +1,6 @@
-import Foundation
-import Synchronization
-import URLLoading
 import FerryModel
+import Foundation
+import URLLoading
 
 /// The engine sessions workers run jobs in: one per owner (a tenant, or one of its gateway sessions)
 /// and distinct engine setting (redirect limit, and a gateway session's connection settings), all
@@ -25,13 +24,8 @@ public final class JobEngine: Sendable {
         }
     }
 
-    private struct Cache {
-        var sessions: [Key: Session] = [:]
-        var lastUsed: [Key: UInt64] = [:]
-        var clock: UInt64 = 0
-    }
-
-    private let cache = Mutex(Cache())
+    /// A session let go finishes its running transfers; new jobs with its settings get a new session.
+    private let sessions = OwnerRegistry<Key, Session>(capacity: JobEngine.capacity, letGo: { $0.finishTasksAndInvalidate() })
     private let connectionPolicy: ConnectionPolicy?
     private let outfitters: [any EngineSessionOutfitter]
 
@@ -70,22 +64,7 @@ public final class JobEngine: Sendable {
     package func session(for key: Key) throws -> Session {
         var key = key
         key.outfits = outfitters.map { $0.fixedOutfit(for: key.owner) }
-        let (session, evicted) = try cache.withLock { cache -> (Session, Session?) in
-            cache.clock += 1
-            cache.lastUsed[key] = cache.clock
-            if let session = cache.sessions[key] { return (session, nil) }
-            let session = try makeSession(for: key, delegate: nil)
-            cache.sessions[key] = session
-            var evicted: Session?
-            if cache.sessions.count > Self.capacity, let oldest = cache.lastUsed.min(by: { $0.value < $1.value })?.key {
-                evicted = cache.sessions.removeValue(forKey: oldest)
-                cache.lastUsed[oldest] = nil
-            }
-            return (session, evicted)
-        }
-        // Its running transfers finish; new jobs with its settings get a new session.
-        evicted?.finishTasksAndInvalidate()
-        return session
+        return try sessions.value(for: key) { try makeSession(for: key, delegate: nil) }
     }
 
     /// A session of its own for one attempt of a job that asks for decisions, outfitted like the
@@ -109,6 +88,6 @@ public final class JobEngine: Sendable {
 
     /// Ends every session, cancelling what still runs (ferryd exiting).
     public func invalidateAll() {
-        for session in cache.withLock({ Array($0.sessions.values) }) { session.invalidateAndCancel() }
+        for session in sessions.all { session.invalidateAndCancel() }
     }
 }

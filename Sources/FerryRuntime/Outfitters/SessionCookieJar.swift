@@ -1,7 +1,7 @@
+import FerryStore
 import Foundation
 import Synchronization
 import URLLoading
-import FerryStore
 
 /// A gateway session's cookie jar as its engine sessions use it on one ferryd: the cookies in memory
 /// (an `InMemoryCookieStorage`, which the engine reads and writes synchronously on its transfer

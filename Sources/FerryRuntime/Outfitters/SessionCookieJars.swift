@@ -1,7 +1,7 @@
-import Foundation
-import URLLoading
 import FerryModel
 import FerryStore
+import Foundation
+import URLLoading
 
 /// Gives each gateway session's engine sessions the session's cookie jar (CK-02, CK-03, CK-09).
 ///

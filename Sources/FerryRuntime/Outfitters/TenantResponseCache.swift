@@ -1,7 +1,7 @@
+import FerryStore
 import Foundation
 import Synchronization
 import URLLoading
-import FerryStore
 
 /// A tenant's HTTP cache as the engine uses it on one ferryd (CA-02, CA-03, CA-17..CA-20): bodies
 /// are files under `<data>/cache/<tenant>/`, the index is in memory here and in PostgreSQL

@@ -1,9 +1,9 @@
+import FerryModel
+import FerryStore
 import Foundation
 import Logging
 import PostgresNIO
 import URLLoading
-import FerryModel
-import FerryStore
 
 /// Gives engine sessions their tenant's HTTP cache (CA-03, SES-27).
 ///

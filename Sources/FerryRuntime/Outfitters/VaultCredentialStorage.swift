@@ -1,8 +1,8 @@
+import FerryModel
+import FerryStore
 import Foundation
 import Logging
 import URLLoading
-import FerryModel
-import FerryStore
 
 /// The engine's credential storage for one engine session owner, backed by the vault (AU-01, AU-14):
 /// default handling of a 401 finds the owner's stored credential for the space (the gateway

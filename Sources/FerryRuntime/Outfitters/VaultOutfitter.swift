@@ -1,9 +1,9 @@
-import Foundation
-import Logging
-import URLLoading
 import FerryModel
 import FerryStore
 import FerryVault
+import Foundation
+import Logging
+import URLLoading
 
 /// Gives every engine session its owner's vault: a `VaultCredentialStorage` for default handling of
 /// 401 challenges (AU-14), what its server-trust and client-certificate credentials make each host's

@@ -1,8 +1,8 @@
 import Crypto
+import FerryModel
 import Foundation
 import Synchronization
 import URLLoading
-import FerryModel
 
 /// What each owner's connection credentials make its engine sessions do, per host and port, as
 /// `prepare` last read them before a job: the server certificates and CAs its server-trust credentials

@@ -1,10 +1,10 @@
-import Foundation
-import Logging
-import URLLoading
 import FerryMetrics
 import FerryModel
 import FerryStore
 import FerryVault
+import Foundation
+import Logging
+import URLLoading
 
 /// Runs one claimed job's attempt through the engine and writes how it ended.
 ///

@@ -1,12 +1,12 @@
+import FerryMetrics
+import FerryModel
+import FerryStore
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
-import FerryMetrics
-import FerryModel
-import FerryStore
-import FerryVault
 
 /// Claims jobs and runs up to `workers` of them at once, as a service of ferryd.
 ///

@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// `cache_entries`: every tenant's cache index, shared by all ferryds of the database.
 package struct TenantCacheIndex: Sendable {

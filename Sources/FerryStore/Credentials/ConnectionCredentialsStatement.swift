@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// An owner's server-trust and client-certificate credentials, the tenant's permanent ones and its
 /// session's: read before every job (`VaultOutfitter.prepare`), so prepared once per connection

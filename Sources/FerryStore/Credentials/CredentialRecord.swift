@@ -1,6 +1,6 @@
+import FerryVault
 import Foundation
 import PostgresNIO
-import FerryVault
 
 /// One row of `credentials`: where a credential applies and its sealed secret.
 package struct CredentialRecord: Sendable {

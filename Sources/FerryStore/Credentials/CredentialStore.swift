@@ -1,8 +1,8 @@
+import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
-import FerryVault
 
 /// The tenants' credentials (`credentials`): sealed on the way in, opened only for a job's challenge
 /// (or a re-seal), never for a view.

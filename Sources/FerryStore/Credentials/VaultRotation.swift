@@ -1,7 +1,7 @@
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
-import FerryVault
 
 /// `ferryd admin rotate-vault-key`: seals every credential not yet under the keyring's current key
 /// again under it, so the older keys can then be dropped from the configuration.

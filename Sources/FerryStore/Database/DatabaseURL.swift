@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// Where an external PostgreSQL server is: `postgres://user:password@host:port/database?sslmode=disable`.
 ///

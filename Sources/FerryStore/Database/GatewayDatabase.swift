@@ -1,6 +1,6 @@
+import FerryPrivatePostgres
 import Logging
 import PostgresNIO
-import FerryPrivatePostgres
 
 /// The database ferryd uses, as its configuration says: the server at `FERRY_DATABASE_URL`, or,
 /// without one, the private cluster under the data directory, started here and stopped by `stop()`.

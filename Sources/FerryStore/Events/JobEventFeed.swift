@@ -1,9 +1,9 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
-import FerryModel
 
 /// Job events as they happen, from PostgreSQL to whatever in this process waits for them (Server-Sent
 /// Events streams, the webhook dispatcher), whichever ferryd wrote them.

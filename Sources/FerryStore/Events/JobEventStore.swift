@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// Reads `job_events`: the stored state events a stream replays and follows. Each event carries the
 /// job row as it was right after the change, read back through `jsonb_populate_record` into the

@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// The dispatchers' side of `webhook_deliveries`: claiming due deliveries (`FOR UPDATE SKIP LOCKED`,
 /// so dispatchers in any number of ferryd processes share them) and writing each attempt's outcome.

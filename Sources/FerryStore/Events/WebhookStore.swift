@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// The webhooks' tables: the tenant's signing secret, endpoints, and deliveries with their attempts.
 /// Every read and change a tenant's request makes names the tenant, so another tenant's rows are

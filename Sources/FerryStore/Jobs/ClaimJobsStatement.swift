@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// Claims up to `limit` waiting jobs for a worker in one statement (`JobQueue.claim`, which says how
 /// tenants take turns), returning each with its earlier failures, its session's settings and kind,

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// Writes how attempts ended and releases their leases, with each attempt's record and (for jobs
 /// handed back to the queue) the workers' wake-up: one statement and one commit for every end that

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// Inserts a batch of submitted jobs in one statement (`JobStore.submitBatch`), if the tenant's queue
 /// has room for all of them and each job's session (if any) is the tenant's and takes jobs. Returns

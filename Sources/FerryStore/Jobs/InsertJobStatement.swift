@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// Inserts a submitted job if its tenant's queue has room and its session (if any) takes jobs, in one
 /// statement (`JobStore.submit`). Returns the job, and with `countRoom` the tenant's waiting jobs

@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// The workers' side of `jobs`: claiming, lease renewal with progress, finishing, and taking back
 /// jobs whose worker died. Every write of a claimed job names its lease owner and attempt, so a

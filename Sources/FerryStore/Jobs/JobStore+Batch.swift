@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// `POST /v1/jobs/batch`: many jobs in one transaction and one statement, all or none.
 extension JobStore {

@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 extension JobStore {
     /// What an answer does to the waiting job.

@@ -1,8 +1,8 @@
 import Crypto
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// The API's side of `jobs`: submitting, reading, listing, and the operator's controls. Every query
 /// that a tenant's request makes names the tenant, so another tenant's job is simply not found.

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import PostgresNIO
-import FerryModel
 
 /// One job by id, the tenant's own (or, for the admin, any tenant's): `GET /v1/jobs/{id}`, the
 /// statement clients poll (`JobStore.job`).

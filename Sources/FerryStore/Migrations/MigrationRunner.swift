@@ -1,6 +1,6 @@
+import FerryPrivatePostgres
 import Logging
 import PostgresNIO
-import FerryPrivatePostgres
 
 /// Applies migration files to a database, each exactly once, in order, each in its own transaction,
 /// and refuses to go on when the database and the files disagree about the past.

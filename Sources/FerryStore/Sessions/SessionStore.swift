@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// A tenant's gateway sessions (`sessions`): create, read, list, invalidate.
 public struct SessionStore: Sendable {

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Logging
-import FerryModel
 
 /// The admin key at start: `FERRY_ADMIN_KEY` when set; otherwise the key in `<data dir>/admin.key`,
 /// made (mode 0600) on first start. Either way only its hash goes to the database, so every ferryd

@@ -1,6 +1,6 @@
+import FerryModel
 import Foundation
 import Synchronization
-import FerryModel
 
 /// Keys this process recently resolved to a caller, so that a client polling a job does not cost a
 /// key lookup per request. Only known keys are kept (an unknown key is looked up every time, and

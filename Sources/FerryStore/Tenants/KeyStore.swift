@@ -1,7 +1,7 @@
+import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
-import FerryModel
 
 /// Tenants and their API keys (`tenants`, `api_keys`).
 public struct KeyStore: Sendable {

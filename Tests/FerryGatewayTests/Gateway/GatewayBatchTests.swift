@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// `POST /v1/jobs/batch`: many jobs in one request, stored all together or not at all (issue 3).
+/// `POST /v1/jobs/batch`: many jobs in one request, stored all together or not at all.
 @Suite("Gateway job batches", .timeLimit(.minutes(5)))
 struct GatewayBatchTests {
     private static func download(_ fixture: GatewayFixture, _ count: Int) -> [String: Any] {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Each tenant's HTTP cache (issue 6): hits and revalidations counted at the origin (CA-09), the four
+/// Each tenant's HTTP cache: hits and revalidations counted at the origin (CA-09), the four
 /// cache policies (CA-05..CA-08), the per-tenant size limit (CA-18), tenants never sharing entries,
 /// ephemeral sessions caching in memory only (CA-24, SES-03).
 @Suite("Gateway cache", .timeLimit(.minutes(6)))

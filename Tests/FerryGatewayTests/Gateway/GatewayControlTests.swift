@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Pause, resume, cancel, retries and illegal transitions, through a real ferryd (issue 3).
+/// Pause, resume, cancel, retries and illegal transitions, through a real ferryd.
 @Suite("Gateway job control", .timeLimit(.minutes(5)))
 struct GatewayControlTests {
     /// 8 MiB at about 1.3 MB/s (64 KiB every 50 ms): several seconds, long enough to act on.

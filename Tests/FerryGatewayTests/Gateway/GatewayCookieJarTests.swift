@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Session cookie jars (issue 6): a session's jobs send what earlier jobs were given (CK-02, CK-03),
+/// Session cookie jars: a session's jobs send what earlier jobs were given (CK-02, CK-03),
 /// kept in PostgreSQL for default sessions so any ferryd sees them (CK-09), in memory only for
 /// ephemeral ones (SES-03), inspected and emptied through the API (CK-08).
 @Suite("Gateway cookie jars", .timeLimit(.minutes(6)))

@@ -3,7 +3,7 @@ import Testing
 import URLLoading
 import URLLoadingTestSupport
 
-/// Decisions answered over the API through a real ferryd (issue 6): a job that asks stops in
+/// Decisions answered over the API through a real ferryd: a job that asks stops in
 /// waiting_for_decision with the pending decision in its view, event stream and webhook, holds no
 /// worker while it waits, and continues when `POST /v1/jobs/{id}/decision` answers it, however late
 /// and across ferryd restarts (AU-21, LC-16). Each kind with the seeds' dispositions: authentication
@@ -332,7 +332,7 @@ struct GatewayDecisionTests {
         }
     }
 
-    @Test("server trust (TLS-07): a self-signed certificate waits with the chain and its pins; trust succeeds, reject fails with server_trust_rejected, and a job that does not ask fails as before")
+    @Test("server trust (TLS-07): a self-signed certificate waits with the chain and its pins; trust succeeds, reject fails with server_trust_rejected, and a job that does not ask fails")
     func serverTrust() async throws {
         let certificates = try await TestCertificates.generate()
         try await OriginServer.withRunning(tls: .init(certificates: certificates, selfSigned: true)) { secure in

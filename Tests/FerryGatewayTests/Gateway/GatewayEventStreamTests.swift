@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Server-Sent Events through a real ferryd (issue 4): a job's events in order up to its final
+/// Server-Sent Events through a real ferryd: a job's events in order up to its final
 /// state, the tenant-wide stream, Last-Event-ID resumption, events from one ferryd on another's
 /// stream, and 404s for other tenants' jobs.
 @Suite("Gateway event streams", .timeLimit(.minutes(5)))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Jobs end to end through a real ferryd: submit, run, read, fetch content, control (issue 3).
+/// Jobs end to end through a real ferryd: submit, run, read, fetch content, control.
 @Suite("Gateway jobs", .timeLimit(.minutes(5)))
 struct GatewayJobTests {
     @Test("a download job succeeds with the content's SHA-256, and its content is served whole and by range (DL-01)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Per-tenant limits, metrics, and upload jobs that send another job's content (issue 3).
+/// Per-tenant limits, metrics, and upload jobs that send another job's content.
 @Suite("Gateway limits and metrics", .timeLimit(.minutes(5)))
 struct GatewayLimitsTests {
     @Test("a tenant's running limit holds its jobs back, and beyond its queued limit submissions get a 429")

@@ -1,19 +1,19 @@
+@testable import FerryAPI
+@testable import FerryGateway
+@testable import FerryMetrics
+@testable import FerryModel
+@testable import FerryPrivatePostgres
+@testable import FerryRuntime
+@testable import FerryStore
+@testable import FerryVault
+@testable import FerryWebhooks
 import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
 
-/// `GET /openapi.json` and the document's coverage of the router (issue 3). Every other gateway test
+/// `GET /openapi.json` and the document's coverage of the router. Every other gateway test
 /// checks its replies against the document through `GatewayClient`.
 @Suite("Gateway OpenAPI", .timeLimit(.minutes(5)))
 struct GatewayOpenAPITests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Crashes, shutdowns and several ferryd on one database (issue 3, "Jobs and workers").
+/// Crashes, shutdowns and several ferryd on one database ("Jobs and workers").
 @Suite("Gateway recovery", .timeLimit(.minutes(8)))
 struct GatewayRecoveryTests {
     static let size = 8 << 20

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import URLLoadingTestSupport
 
-/// Tenant isolation on every route, authentication, and the SSRF guard (issue 3, "Security").
+/// Tenant isolation on every route, authentication, and the SSRF guard ("Security").
 @Suite("Gateway security", .timeLimit(.minutes(5)))
 struct GatewaySecurityTests {
     @Test("a tenant gets 404 for another tenant's job on every route, and sees only its own in lists; the admin sees all")

@@ -1,18 +1,18 @@
-import FerryGateway
 import FerryAPI
-import FerryWebhooks
-import FerryRuntime
-import FerryStore
-import FerryVault
+import FerryGateway
 import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
+import FerryRuntime
+import FerryStore
+import FerryVault
+import FerryWebhooks
 import Foundation
 import PostgresNIO
 import Testing
 import URLLoadingTestSupport
 
-/// The credential vault (issue 6): credentials stored per tenant (or gateway session), sealed at rest,
+/// The credential vault: credentials stored per tenant (or gateway session), sealed at rest,
 /// never shown, and used by jobs' default handling of 401 challenges (AU-01, AU-14, AU-19).
 @Suite("Gateway credential vault", .timeLimit(.minutes(5)))
 struct GatewayVaultTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Webhooks through a real ferryd to a receiver on loopback that verifies every signature on its own
-/// (issue 4): callbacks signed with the tenant's secret, rotation, endpoints, retries, 410, 429,
+///: callbacks signed with the tenant's secret, rotation, endpoints, retries, 410, 429,
 /// a kill -9 between completion and delivery, the delivery log and tenant isolation.
 @Suite("Gateway webhooks", .timeLimit(.minutes(5)))
 struct GatewayWebhookTests {
