@@ -1,6 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Products several targets depend on.
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting", package: "hummingbird")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let package = Package(
     name: "Ferry",
     platforms: [.macOS(.v15)],
@@ -49,96 +60,66 @@ let package = Package(
         .target(
             name: "URLLoadingTestSupport",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
+                nioCore,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 // MD5 and SHA-256 for the Digest route, independent of the engine's own.
-                .product(name: "Crypto", package: "swift-crypto"),
+                crypto,
             ]
         ),
         .executableTarget(
             name: "ferry",
-            dependencies: [
-                "URLLoading",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["URLLoading", argumentParser]
         ),
         // The gateway, in layers whose dependencies draw the architecture (README, "Layout"): a wrong
         // arrow does not compile.
         // The embedded PostgreSQL supervisor: a private cluster under the data directory.
         .target(
             name: "FerryPrivatePostgres",
-            dependencies: [
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: [postgresNIO, crypto, logging]
         ),
         // The domain: jobs, sessions, tenants, callers, decisions, their state machines, GatewayError.
         .target(
             name: "FerryModel",
-            dependencies: [
-                "URLLoading",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            dependencies: ["URLLoading", crypto]
         ),
         // The Prometheus registry the workers, the dispatcher and the API record into.
         .target(name: "FerryMetrics", dependencies: ["FerryModel"]),
         // The vault's keys and sealing.
         .target(
             name: "FerryVault",
-            dependencies: [
-                "FerryModel",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["FerryModel", crypto, logging]
         ),
         // Every SQL statement, repositories by aggregate, migrations, the files under the data directory.
         .target(
             name: "FerryStore",
             dependencies: [
-                "FerryModel", "FerryVault", "FerryPrivatePostgres", "URLLoading",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FerryModel", "FerryVault", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
+                serviceLifecycle,
             ]
         ),
         // The job runtime: workers, the runner, the engine's outfitters, retries, decisions.
         .target(
             name: "FerryRuntime",
             dependencies: [
-                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading", postgresNIO, crypto,
+                logging, serviceLifecycle,
             ]
         ),
         // Signed webhook deliveries.
         .target(
             name: "FerryWebhooks",
-            dependencies: [
-                "FerryModel", "FerryStore", "FerryMetrics", "URLLoading",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", postgresNIO, logging, serviceLifecycle]
         ),
         // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
         .target(
             name: "FerryAPI",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryPrivatePostgres", "URLLoading",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                postgresNIO, crypto, logging, hummingbird, serviceLifecycle, httpTypes,
             ]
         ),
         // The composition root: configuration, and buildApplication(configuration:).
@@ -146,55 +127,38 @@ let package = Package(
             name: "FerryGateway",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryRuntime", "FerryWebhooks", "FerryAPI",
-                "FerryPrivatePostgres", "URLLoading",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FerryPrivatePostgres", "URLLoading", postgresNIO, logging, hummingbird, nioCore, serviceLifecycle,
             ]
         ),
         .executableTarget(
             name: "ferryd",
             dependencies: [
-                "FerryGateway", "FerryStore", "FerryVault", "FerryPrivatePostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "FerryGateway", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser, logging,
+                hummingbird, postgresNIO, serviceLifecycle,
             ]
         ),
         // bench/ P4: the smallest Hummingbird server (one GET route, fixed JSON), the baseline
         // ferryd's GET /v1/jobs/{id} is compared with.
         .executableTarget(
             name: "minimal-route",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [hummingbird],
             path: "bench/MinimalRoute"
         ),
         // A real ferryd for end-to-end tests, on a throwaway PostgreSQL database: shared by the gateway's
         // tests and the `ferry` client's.
         .target(
             name: "FerrydTestSupport",
-            dependencies: [
-                "FerryGateway", "FerryStore", "FerryPrivatePostgres",
-                "URLLoadingTestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["FerryGateway", "FerryStore", "FerryPrivatePostgres", "URLLoadingTestSupport", postgresNIO, logging]
         ),
         .testTarget(
             name: "FerryGatewayTests",
             dependencies: [
-                "FerryGateway", "FerryAPI", "FerryWebhooks", "FerryRuntime", "FerryStore", "FerryVault", "FerryMetrics", "FerryModel", "FerryPrivatePostgres",
-                "FerrydTestSupport",
-                "URLLoadingTestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "FerryGateway", "FerryAPI", "FerryWebhooks", "FerryRuntime", "FerryStore", "FerryVault", "FerryMetrics",
+                "FerryModel", "FerryPrivatePostgres", "FerrydTestSupport", "URLLoadingTestSupport", postgresNIO, logging,
                 // The router's own list of routes, to check the OpenAPI document covers every one.
-                .product(name: "Hummingbird", package: "hummingbird"),
+                hummingbird,
                 // Route tests: the application's router without a server (`app.test(.router)`).
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                hummingbirdTesting,
             ]
         ),
         .testTarget(
@@ -203,7 +167,7 @@ let package = Package(
                 "URLLoading",
                 "URLLoadingTestSupport",
                 // An independent SHA-256, to check the digests the engine computes while writing.
-                .product(name: "Crypto", package: "swift-crypto"),
+                crypto,
             ]
         ),
         .testTarget(

@@ -52,10 +52,13 @@ enum ByteRelay {
         try await ClientBootstrap(group: NIOSingletons.posixEventLoopGroup)
             .connectTimeout(.seconds(5))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ByteChannel(wrappingChannelSynchronously: channel)
-                }
-            }
+            .connect(host: host, port: port, channelInitializer: wrapBytes)
+    }
+
+    /// A channel's bytes as an async sequence and writer, with nothing decoded.
+    @Sendable static func wrapBytes(_ channel: Channel) -> EventLoopFuture<ByteChannel> {
+        channel.eventLoop.makeCompletedFuture {
+            try ByteChannel(wrappingChannelSynchronously: channel)
+        }
     }
 }

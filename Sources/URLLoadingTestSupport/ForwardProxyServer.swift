@@ -31,15 +31,7 @@ public final class ForwardProxyServer: Sendable {
         let log = RecordList<ProxiedRequest>()
         let service = ForwardProxyService(credentials: ProxyCredentials(requiredCredentials), digest: digest, log: log)
         let listener = try await LoopbackListener.start(
-            configureConnection: { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ByteChannel(wrappingChannelSynchronously: channel)
-                }
-            },
-            serveConnection: { connection in
-                await service.serve(connection)
-            }
-        )
+            configureConnection: ByteRelay.wrapBytes, serveConnection: { await service.serve($0) })
         return ForwardProxyServer(listener: listener, log: log)
     }
 

@@ -24,15 +24,7 @@ public final class Socks5Server: Sendable {
         let log = RecordList<String>()
         let service = Socks5Service(credentials: ProxyCredentials(requiredCredentials), log: log)
         let listener = try await LoopbackListener.start(
-            configureConnection: { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ByteChannel(wrappingChannelSynchronously: channel)
-                }
-            },
-            serveConnection: { connection in
-                await service.serve(connection)
-            }
-        )
+            configureConnection: ByteRelay.wrapBytes, serveConnection: { await service.serve($0) })
         return Socks5Server(listener: listener, log: log)
     }
 
