@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "FerryAPI",
             dependencies: [
-                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryPrivatePostgres", "URLLoading",
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
                 postgresNIO, crypto, logging, hummingbird, serviceLifecycle, httpTypes,
             ]
         ),
