@@ -50,7 +50,7 @@ public func buildApplication(
     // the tenant's vault credentials.
     let decisionCredentials = DecisionCredentials(keyring: vault, vault: VaultDecisionCredentials(store: credentials))
     let workers = WorkerPool(
-        client: client, queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
+        queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
         settings: WorkerPool.Settings(
             workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
             retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),

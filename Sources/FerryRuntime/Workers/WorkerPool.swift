@@ -4,7 +4,6 @@ import FerryStore
 import FerryVault
 import Foundation
 import Logging
-import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
@@ -34,7 +33,6 @@ public final class WorkerPool: Service, Sendable {
         package var heartbeatInterval: Duration { min(.seconds(1), .milliseconds(leaseSeconds * 1000 / 3)) }
     }
 
-    private let client: PostgresClient
     private let queue: JobQueue
     private let engine: JobEngine
     private let files: GatewayFiles
@@ -52,10 +50,9 @@ public final class WorkerPool: Service, Sendable {
     private let doorbell = Doorbell()
 
     public init(
-        client: PostgresClient, queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
+        queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
         decisionCredentials: DecisionCredentials? = nil, logger: Logger
     ) {
-        self.client = client
         self.queue = queue
         self.engine = engine
         self.files = files
@@ -129,11 +126,7 @@ public final class WorkerPool: Service, Sendable {
     private func listenForWork() async {
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: JobQueue.channel) { notifications in
-                        for try await _ in notifications { self.doorbell.ring() }
-                    }
-                }
+                try await queue.listenForWork { self.doorbell.ring() }
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
