@@ -33,7 +33,7 @@ package struct TenantCacheIndex: Sendable {
     /// take turns (no deadlock between their upserts and evictions); other tenants are not held up.
     package func write(_ pending: [String: TenantCachePendingWrite], tenant: UUID, limit: Int) async throws -> [String] {
         let logger = self.logger
-        return try await client.withTransaction(logger: logger) { connection -> [String] in
+        return try await client.transaction(logger: logger) { connection -> [String] in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(tenant.uuidString.lowercased()), 6))", logger: logger)
             var unused: [String] = []
             // In key order, the same in every ferryd.

@@ -36,7 +36,7 @@ public struct SessionCookieStore: Sendable {
     /// and so do the session's expired ones. One transaction: another ferryd sees all of it or none.
     package func write(_ changes: SessionCookieChanges, session: UUID, tenant: UUID) async throws {
         let logger = self.logger
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             for cookie in changes.stored {
                 try await connection.query(
                     """

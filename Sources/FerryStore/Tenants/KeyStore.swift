@@ -69,7 +69,7 @@ public struct KeyStore: Sendable {
     public func createTenant(name: String, maxRunningJobs: Int?, maxQueuedJobs: Int?) async throws -> (Tenant, APIKey, keyID: UUID) {
         let key = APIKey.generate()
         let logger = self.logger
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 INSERT INTO tenants (name, max_running_jobs, max_queued_jobs) VALUES (\(name), \(maxRunningJobs), \(maxQueuedJobs))
