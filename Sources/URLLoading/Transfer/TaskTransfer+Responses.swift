@@ -41,14 +41,21 @@ extension TaskTransfer {
                                    failingURL: request.url))
                 return
             }
-            let decided = task.session.redirectDecision(for: task, response: response, proposed: proposed) { [self] answer in
-                post { $0.applyRedirect(answer, response: response) }
-            }
-            if let decided {
-                applyRedirect(decided, response: response)
-            } else {
-                machine.decisionAsked()
-            }
+            askDecision({ reply in task.session.redirectDecision(for: task, response: response, proposed: proposed, reply: reply) },
+                        then: { $0.applyRedirect($1, response: response) })
+        }
+    }
+
+    /// Asks the caller a decision through the session: applied at once when the session answers now
+    /// (it has no delegate), else when the answer arrives, with the hop held until then (AU-21, LC-16).
+    private func askDecision<Answer: Sendable>(
+        _ ask: (_ reply: @escaping @Sendable (Answer) -> Void) -> Answer?,
+        then apply: @escaping @Sendable (TaskTransfer, Answer) -> Void
+    ) {
+        if let decided = ask({ [self] answer in post { apply($0, answer) } }) {
+            apply(self, decided)
+        } else {
+            machine.decisionAsked()
         }
     }
 
@@ -80,14 +87,8 @@ extension TaskTransfer {
             prepareSink()
             return
         }
-        let decided = task.session.responseDisposition(for: dataTask, response: response) { [self] answer in
-            post { $0.applyDisposition(answer, response: response) }
-        }
-        if let decided {
-            applyDisposition(decided, response: response)
-        } else {
-            machine.decisionAsked()
-        }
+        askDecision({ reply in task.session.responseDisposition(for: dataTask, response: response, reply: reply) },
+                    then: { $0.applyDisposition($1, response: response) })
     }
 
     private func applyDisposition(_ disposition: ResponseDisposition, response: TransferResponse) {
