@@ -9,8 +9,10 @@ import Foundation
 /// end waits for the answer. The idle timeout only counts while nothing of ours holds the transfer
 /// (LC-22).
 ///
-/// The driver feeds each event in and carries out the action that comes back; nothing here does I/O,
-/// so every transition is tested without sockets. Loop-confined, mutated in place.
+/// Events are the mutating methods (`hopStarting`, `bodyArrived`, `decisionAsked`,
+/// `decisionAnswered`, `hopEnded`, `timerFired`, `cancel`, ...); the driver (`TaskTransfer`) feeds
+/// each one in and carries out the `Action` that comes back. Nothing here does I/O, so every
+/// transition is tested without sockets. Loop-confined, mutated in place.
 struct TransferStateMachine {
     struct PauseReasons: OptionSet, Sendable {
         let rawValue: Int
@@ -63,9 +65,11 @@ struct TransferStateMachine {
         case finish(TransferError)
         /// End the task, taking the running hop out of curl first.
         case stopHopAndFinish(TransferError)
+        /// The hop's body was dropped: send the next request.
         case startNextHop(NextHop)
         /// The proxy refused the tunnel with `head`; `error` is how curl ended the hop.
         case tunnelRefused(ResponseHeadParser.Head, TransferError)
+        /// curl ended the hop with `error`: a TLS question left for the delegate, else the task's error.
         case hopFailed(TransferError, refusedByPolicy: Bool)
         /// The hop ended with the task's whole response: finish successfully.
         case succeed
