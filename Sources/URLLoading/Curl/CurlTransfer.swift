@@ -56,8 +56,6 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         self.events = events
     }
 
-    var isRunningHop: Bool { hop != nil }
-
     // MARK: - Hops
 
     /// Sets up an easy handle for `setup` and hands it to the loop; curl starts it on the loop's next turn.
