@@ -2,7 +2,7 @@ import Foundation
 
 /// The cache's part in one transfer (CA-05..CA-09, CA-24): looks each hop's request up, makes it
 /// conditional when an entry needs revalidating, turns a 304 into the stored response, and collects
-/// a storable response's body for the cache. Loop-confined, like the `CurlTransfer` that owns it.
+/// a storable response's body for the cache. Loop-confined, like the `TaskTransfer` that owns it.
 struct TransferCaching {
     enum HopPlan {
         /// Send this request: the hop's own, or made conditional on a stored entry.
@@ -125,10 +125,9 @@ struct TransferCaching {
         cache.storeCachedResponse(entry, for: request)
     }
 
-    /// Whether the delegate is asked about storing (CA-11): data and upload tasks, not in ephemeral sessions.
-    func asksDelegate(for task: SessionTask) -> Bool {
-        task is DataTask && !memoryOnly
-    }
+    /// Whether the delegate may be asked about storing (CA-11): not in ephemeral sessions. Only data
+    /// and upload tasks are asked.
+    var asksDelegate: Bool { !memoryOnly }
 
     private static func offlineMiss(_ request: TransferRequest) -> TransferError {
         TransferError(

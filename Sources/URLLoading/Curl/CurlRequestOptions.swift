@@ -65,7 +65,12 @@ enum CurlRequestOptions {
 
     /// The idle timeout of a request, in milliseconds (LC-22).
     static func idleTimeout(request: TransferRequest, configuration: SessionConfiguration) -> UInt64 {
-        CurlTransfer.milliseconds(request.timeoutInterval ?? configuration.requestTimeout)
+        Self.milliseconds(request.timeoutInterval ?? configuration.requestTimeout)
+    }
+
+    /// `interval` in whole milliseconds, at least 1; "forever" stays far from overflowing a deadline.
+    static func milliseconds(_ interval: TimeInterval) -> UInt64 {
+        interval >= Double(UInt64.max / 2000) ? UInt64.max / 2 : UInt64(max(1, (interval * 1000).rounded(.up)))
     }
 
     private static func applyTimeouts(
@@ -76,8 +81,8 @@ enum CurlRequestOptions {
             throw TransferError(.invalidRequest, "the request timeout must be positive", failingURL: request.url)
         }
         let connect = configuration.connectTimeout ?? idle
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(CurlTransfer.milliseconds(connect)), "CURLOPT_CONNECTTIMEOUT_MS")
-        // The idle timeout is Ferry's own (CurlTransfer.checkIdle), not CURLOPT_LOW_SPEED_TIME: curl's
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(Self.milliseconds(connect)), "CURLOPT_CONNECTTIMEOUT_MS")
+        // The idle timeout is Ferry's own (TransferStateMachine.timerFired), not CURLOPT_LOW_SPEED_TIME: curl's
         // check remembers when a transfer became slow across a pause, so a late answer to a decision
         // would time out the moment it arrives.
         try easy.set(CURLOPT_TIMEOUT_MS, max(1, remainingMilliseconds), "CURLOPT_TIMEOUT_MS")
@@ -145,33 +150,6 @@ enum CurlRequestOptions {
         !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && scalar.value > 32 && scalar.value < 127 && !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
         }
-    }
-
-    private static func applyTLS(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {
-        func minimum(_ version: SessionConfiguration.TLSVersion?) -> Int {
-            switch version {
-            case nil: Int(CURL_SSLVERSION_DEFAULT)
-            case .tls10: Int(CURL_SSLVERSION_TLSv1_0)
-            case .tls11: Int(CURL_SSLVERSION_TLSv1_1)
-            case .tls12: Int(CURL_SSLVERSION_TLSv1_2)
-            case .tls13: Int(CURL_SSLVERSION_TLSv1_3)
-            }
-        }
-        func maximum(_ version: SessionConfiguration.TLSVersion?) -> Int {
-            switch version {
-            case nil: Int(CURL_SSLVERSION_MAX_DEFAULT)
-            case .tls10: Int(CURL_SSLVERSION_MAX_TLSv1_0)
-            case .tls11: Int(CURL_SSLVERSION_MAX_TLSv1_1)
-            case .tls12: Int(CURL_SSLVERSION_MAX_TLSv1_2)
-            case .tls13: Int(CURL_SSLVERSION_MAX_TLSv1_3)
-            }
-        }
-        try easy.set(CURLOPT_SSLVERSION, minimum(configuration.tlsMinimumVersion) | maximum(configuration.tlsMaximumVersion),
-                     "CURLOPT_SSLVERSION")
-        if let pem = configuration.additionalTrustedCAsPEM {
-            try easy.set(CURLOPT_CAINFO_BLOB, blob: Data(pem.utf8), "CURLOPT_CAINFO_BLOB")
-        }
-        try TLSConfigurationOptions.apply(to: easy, configuration: configuration)
     }
 
     private static func applyProxy(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {

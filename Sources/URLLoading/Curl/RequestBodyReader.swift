@@ -24,11 +24,11 @@ final class RequestBodyReader {
         RequestBodyReader(source: .stream(pump), length: length)
     }
 
-    /// The body for a task: an upload task's body, or a download task's upload body (a job whose
-    /// response goes to a file), else the request's own `body` (TT-09).
-    static func make(for task: SessionTask, request: TransferRequest) throws(TransferError) -> RequestBodyReader? {
-        if let body = (task as? UploadTask)?.body ?? (task as? DownloadTask)?.uploadBody {
-            return try make(from: body, request: request)
+    /// The body a task sends: `sent` (an upload task's body, or the body of a download that sends one
+    /// first) when there is one, else the request's own `body` (TT-09).
+    static func make(sending sent: UploadBody?, request: TransferRequest) throws(TransferError) -> RequestBodyReader? {
+        if let sent {
+            return try make(from: sent, request: request)
         }
         guard let data = request.body else { return nil }
         return RequestBodyReader(source: .data(data, offset: 0), length: Int64(data.count))

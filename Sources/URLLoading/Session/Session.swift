@@ -221,7 +221,7 @@ public final class Session: Sendable {
     }
 
     /// Makes the download task a data task turns into (LC-09); it is already running.
-    func convertToDownload(_ dataTask: DataTask, response: TransferResponse, transfer: CurlTransfer) -> DownloadTask {
+    func convertToDownload(_ dataTask: DataTask, response: TransferResponse, transfer: TaskTransfer) -> DownloadTask {
         let download = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: dataTask.currentRequest)
         download.adoptRunningTransfer(transfer, response: response, progress: dataTask.progress)
         state.withLock { $0.tasks[download.taskIdentifier] = download }

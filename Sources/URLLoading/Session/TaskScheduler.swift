@@ -116,7 +116,7 @@ final class TaskScheduler: Sendable {
 
     private func launch(_ task: SessionTask) {
         let loop = loops.acquireLoop(forHost: Self.hostKey(for: task.originalRequest.url))
-        let transfer = CurlTransfer(task: task, loop: loop, configuration: configuration)
+        let transfer = TaskTransfer(task: task, loop: loop, configuration: configuration)
         // Read the state in the same step that makes the transfer visible to suspend() and cancel(), so
         // neither can slip between.
         let stateNow = task.attach(transfer)

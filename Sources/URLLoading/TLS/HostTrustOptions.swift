@@ -1,16 +1,13 @@
 import Foundation
-internal import CCurl
 
 /// The per-host TLS settings curl enforces itself, for one hop's server: its public-key pins (TLS-08,
-/// TLS-09) and the CAs trusted for it (TLS-02). Session-wide values are applied first
-/// (`TLSConfigurationOptions`, `CurlRequestOptions`); where a host has settings of its own, these
-/// options are set again with both combined. Every hop has a new easy handle, so a redirect to another
-/// host starts from the session-wide values, never from the previous host's. curl compares pins and
-/// CA blobs before it reuses a connection, so a connection made without them never serves a hop that
-/// has them (checked by the server-trust tests against libcurl 7.88.1).
+/// TLS-09) and the CAs trusted for it (TLS-02). Where a host has settings of its own, they combine
+/// with the session-wide ones and replace them on the hop's handle. curl compares pins and CA blobs
+/// before it reuses a connection, so a connection made without them never serves a hop that has them
+/// (checked by the server-trust tests against libcurl 7.88.1).
 enum HostTrustOptions {
-    static func apply(to easy: EasyHandle, configuration: SessionConfiguration, server: ConnectionDecisions.Server,
-                      url: URL) throws(TransferError) {
+    static func add(to settings: inout HopTLSSettings, configuration: SessionConfiguration,
+                    server: ConnectionDecisions.Server, url: URL) throws(TransferError) {
         let hostPins = configuration.hostPinnedPublicKeys.filter { $0.applies(to: server) }
             .reduce(into: Set<String>()) { $0.formUnion($1.pins) }
         if !hostPins.isEmpty {
@@ -20,7 +17,7 @@ enum HostTrustOptions {
                 throw TransferError(.serverCertificateUntrusted,
                                     "no public key can match both the session's pins and the pins for \(server)", failingURL: url)
             }
-            try easy.set(CURLOPT_PINNEDPUBLICKEY, string: pins.sorted().joined(separator: ";"), "CURLOPT_PINNEDPUBLICKEY")
+            settings.pinnedPublicKeys = pins.sorted().joined(separator: ";")
         }
 
         let authorities = configuration.hostTrustedCAs.filter { $0.applies(to: server) }.map(\.certificatesPEM)
@@ -29,7 +26,7 @@ enum HostTrustOptions {
             // again); curl still reads its CA directory, which Debian's libcurl has as /etc/ssl/certs:
             // the system store stays trusted, as it does with `additionalTrustedCAsPEM`.
             let bundle = ([configuration.additionalTrustedCAsPEM].compactMap { $0 } + authorities).joined(separator: "\n")
-            try easy.set(CURLOPT_CAINFO_BLOB, blob: Data(bundle.utf8), "CURLOPT_CAINFO_BLOB")
+            settings.trustedCAsPEM = bundle
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-internal import CCurl
 internal import CFerryTLS
 
 /// One hop's say in its TLS handshakes: which chains to trust, and whether to go on when the server
@@ -34,7 +33,8 @@ final class TLSHandshakeHook: @unchecked Sendable {
     /// curl's host name check is off for this hop (an outright trusted certificate need not name the
     /// host), so default evaluation includes OpenSSL's check of the same name.
     private let checksHostItself: Bool
-    private var handle: OpaquePointer?
+    /// The C hook the option layer installs on the hop's handle; nil once the hop ended.
+    private(set) var handle: OpaquePointer?
     private(set) var unanswered: Unanswered?
     /// The server asked for a client certificate and the handshake went on without one.
     private var wentOnWithoutRequestedCertificate = false
@@ -49,18 +49,19 @@ final class TLSHandshakeHook: @unchecked Sendable {
         self.checksHostItself = checksHostItself
     }
 
-    /// Sets up trust and client-certificate handling of a TLS request on `easy`; nil when curl's own
-    /// handling is all it needs. The server's own pins and CAs are curl's to enforce (`HostTrustOptions`).
-    /// Without a delegate or per-host certificates no trust callback is installed: default evaluation
-    /// is exactly curl's (TLS-02).
-    static func install(on easy: EasyHandle, request: TransferRequest, session: Session) throws(TransferError) -> TLSHandshakeHook? {
+    /// The TLS settings of a TLS request's hop, with a hook when curl's own handling is not all it
+    /// needs; nil for other schemes. The server's own pins and CAs are curl's to enforce
+    /// (`HostTrustOptions`). Without a delegate or per-host certificates no trust callback is
+    /// installed: default evaluation is exactly curl's (TLS-02).
+    static func settings(for request: TransferRequest, session: Session) throws(TransferError) -> HopTLSSettings? {
         let configuration = session.configuration
         let scheme = request.url.scheme?.lowercased() ?? ""
         guard scheme == "https" || scheme == "ftps", let host = request.url.host?.lowercased() else { return nil }
         let server = ConnectionDecisions.Server(
             host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
             port: request.url.port ?? (scheme == "https" ? 443 : 990))
-        try HostTrustOptions.apply(to: easy, configuration: configuration, server: server, url: request.url)
+        var settings = HopTLSSettings()
+        try HostTrustOptions.add(to: &settings, configuration: configuration, server: server, url: request.url)
         let decisions = session.connectionDecisions
         let asksDelegate = session.delegate != nil
 
@@ -69,31 +70,23 @@ final class TLSHandshakeHook: @unchecked Sendable {
         var watchesClientCertificate = false
         if configuration.clientIdentity == nil {
             if let configured = configuration.hostClientIdentities.first(where: { $0.applies(to: server) }) {
-                try configured.identity.apply(to: easy)
+                settings.clientIdentity = configured.identity
             } else if case .use(let identity) = decisions.identityAnswer(for: server) {
-                try identity.apply(to: easy)
+                settings.clientIdentity = identity
             } else {
                 watchesClientCertificate = true
             }
         }
         let trustedCertificates = configuration.trustedServerCertificates.filter { $0.applies(to: server) }.map(\.certificate)
         let decidesTrust = !configuration.skipsServerTrustEvaluation && (asksDelegate || !trustedCertificates.isEmpty)
-        guard decidesTrust || watchesClientCertificate else { return nil }
+        guard decidesTrust || watchesClientCertificate else { return settings }
 
-        if decidesTrust {
-            // curl reuses a connection (and resumes a TLS session) for any transfer whose TLS settings
-            // compare equal, and the SSL context hook is not among them: without a difference, a session
-            // without a delegate could ride on a connection this session's delegate accepted. NO_REVOKE
-            // only affects Schannel, so for OpenSSL it is nothing but that difference.
-            try easy.set(CURLOPT_SSL_OPTIONS, Int(CURLSSLOPT_NO_REVOKE), "CURLOPT_SSL_OPTIONS")
-            // Two sessions that both decide trust still compare equal, and the loops' pool serves every
-            // session: a connection this session's certificates or delegate accepted must not serve
-            // another one (in the gateway, another tenant) that never trusted that server. Closed after
-            // its transfer; the next transfer evaluates its own handshake.
-            try easy.set(CURLOPT_FORBID_REUSE, 1, "CURLOPT_FORBID_REUSE")
-        }
+        // curl reuses a connection (and resumes a TLS session) for any transfer whose TLS settings
+        // compare equal, and the SSL context hook is not among them: such a connection must not serve
+        // a session (in the gateway, another tenant) that never trusted that server.
+        settings.isolatesConnection = decidesTrust
         let checksHostItself = decidesTrust && (!trustedCertificates.isEmpty || decisions.trustsSomeCertificate(of: server))
-        if checksHostItself { try easy.set(CURLOPT_SSL_VERIFYHOST, 0, "CURLOPT_SSL_VERIFYHOST") }
+        settings.hookChecksHostName = checksHostItself
         let hook = TLSHandshakeHook(
             server: server, scheme: scheme, decisions: decisions, trustedCertificates: trustedCertificates,
             asksDelegate: asksDelegate, checksHostItself: checksHostItself)
@@ -105,13 +98,8 @@ final class TLSHandshakeHook: @unchecked Sendable {
             throw TransferError(.unknown, "out of memory preparing TLS", failingURL: request.url)
         }
         hook.handle = handle
-        let code = ferry_tls_hook_install(easy.raw, handle)
-        guard code == Int32(CURLE_OK.rawValue) else {
-            hook.hopEnded()
-            throw TransferError(.secureConnectionFailed, "libcurl refused the TLS hook (CURLOPT_SSL_CTX_FUNCTION)",
-                                failingURL: request.url, curlCode: Int(code))
-        }
-        return hook
+        settings.hook = hook
+        return settings
     }
 
     /// The hop's handle is gone: give up its reference (open connections keep theirs).
@@ -212,23 +200,5 @@ extension Credential {
     fileprivate var trustsServer: Bool {
         if case .serverTrust = kind { return true }
         return false
-    }
-}
-
-extension ClientIdentity {
-    /// Makes curl present this identity (TLS-11, AU-17); curl copies the bytes.
-    func apply(to easy: EasyHandle) throws(TransferError) {
-        switch self {
-        case .pem(let certificate, let privateKey, let passphrase):
-            try easy.set(CURLOPT_SSLCERT_BLOB, blob: certificate, "CURLOPT_SSLCERT_BLOB")
-            try easy.set(CURLOPT_SSLCERTTYPE, string: "PEM", "CURLOPT_SSLCERTTYPE")
-            try easy.set(CURLOPT_SSLKEY_BLOB, blob: privateKey, "CURLOPT_SSLKEY_BLOB")
-            try easy.set(CURLOPT_SSLKEYTYPE, string: "PEM", "CURLOPT_SSLKEYTYPE")
-            if let passphrase { try easy.set(CURLOPT_KEYPASSWD, string: passphrase, "CURLOPT_KEYPASSWD") }
-        case .pkcs12(let bundle, let passphrase):
-            try easy.set(CURLOPT_SSLCERT_BLOB, blob: bundle, "CURLOPT_SSLCERT_BLOB")
-            try easy.set(CURLOPT_SSLCERTTYPE, string: "P12", "CURLOPT_SSLCERTTYPE")
-            if let passphrase { try easy.set(CURLOPT_KEYPASSWD, string: passphrase, "CURLOPT_KEYPASSWD") }
-        }
     }
 }

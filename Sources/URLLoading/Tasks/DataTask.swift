@@ -37,6 +37,8 @@ public class DataTask: SessionTask, @unchecked Sendable {
         }
     }
 
+    override var transferRole: TransferRole { .data(self, sending: nil) }
+
     func storeCollectedBody(_ body: Data) {
         collectedBody.withLock { $0 = body }
     }
@@ -50,4 +52,6 @@ public final class UploadTask: DataTask, @unchecked Sendable {
         self.body = body
         super.init(session: session, identifier: identifier, request: request, kind: .upload, bodyDelivery: bodyDelivery)
     }
+
+    override var transferRole: TransferRole { .data(self, sending: body) }
 }

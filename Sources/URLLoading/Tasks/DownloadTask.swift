@@ -107,6 +107,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     // MARK: - Called by the transfer
 
+    override var transferRole: TransferRole { .download(self) }
+
     var producesResumeDataOnCancel: Bool { downloadState.withLock { $0.producesResumeDataOnCancel } }
 
     func recordResume(offset: Int64) {

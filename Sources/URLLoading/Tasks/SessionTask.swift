@@ -23,7 +23,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var error: TransferError?
         var priority: Float
         /// Where the transfer runs once the scheduler started it; nil before and after.
-        var transfer: CurlTransfer?
+        var transfer: TaskTransfer?
         var completionWaiters: [CheckedContinuation<Void, Never>] = []
         var completed = false
     }
@@ -120,7 +120,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     // MARK: called by the transfer
 
     /// Makes the running transfer reachable by suspend/resume/cancel; returns the state at that moment.
-    func attach(_ transfer: CurlTransfer) -> TaskState {
+    func attach(_ transfer: TaskTransfer) -> TaskState {
         guarded.withLock { state in
             state.transfer = transfer
             return state.lifecycle.state
@@ -157,13 +157,18 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// For a task born running (a data task's conversion, LC-09): takes over `transfer`.
-    func adoptRunningTransfer(_ transfer: CurlTransfer, response: TransferResponse, progress: TransferProgress) {
+    func adoptRunningTransfer(_ transfer: TaskTransfer, response: TransferResponse, progress: TransferProgress) {
         guarded.withLock { state in
             _ = state.lifecycle.resume()
             state.transfer = transfer
             state.response = response
             state.progress = progress
         }
+    }
+
+    /// The task as its transfer sees it: each kind names itself, so the transfer never casts.
+    var transferRole: TransferRole {
+        preconditionFailure("\(type(of: self)) names no transfer role")
     }
 
     /// Subclasses store what they hand out on completion, before waiters wake.

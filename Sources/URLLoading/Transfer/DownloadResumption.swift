@@ -1,0 +1,74 @@
+import Foundation
+
+/// A download's part in resume data on its transfer (DL-07..DL-12): the resume data it continues
+/// from, its reopened partial file until a response's body goes into it, and what the response being
+/// written needs for resume data of its own. Loop-confined, like its transfer.
+struct DownloadResumption {
+    /// The resume data the download continues from.
+    let source: ResumeData?
+    /// The partial file is being checked off the loop; the first hop waits for it.
+    var reopeningPartialFile = false
+    /// The reopened partial file, until a response's body goes into it. It stays here (and is kept)
+    /// when an unrelated response (a 404) gets a file of its own.
+    var partialFile: DownloadFile?
+    /// The offset the current hop's `Range` asked for; 0 when it sent none.
+    var requestedOffset: Int64 = 0
+    /// The final response's validators, when its body can be continued later.
+    private(set) var entityValidators: EntityValidators?
+    /// The whole body's length, when known.
+    private(set) var entityTotal: Int64?
+
+    init(source: ResumeData?) {
+        self.source = source
+    }
+
+    /// Notes what resume data will need of `response`, and returns the partial file when the response
+    /// continues it (206, from its end) or replaces it (a whole body, from 0); nil when the body needs
+    /// a new file.
+    mutating func takePartialFile(for response: TransferResponse?) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {
+        entityValidators = response.flatMap(EntityValidators.init(response:))
+        let encoded = response?.headers.contains("Content-Encoding") ?? false
+        entityTotal = encoded ? nil : response?.expectedContentLength
+        guard let partial = partialFile, let response else { return nil }
+        let offset: Int64
+        switch ResumeResponse.classify(statusCode: response.statusCode, headers: response.headers, requestedOffset: requestedOffset) {
+        case .append(let expectedTotal):
+            offset = partial.length
+            entityTotal = expectedTotal
+            // A 206 may leave out validators the first response had; the entity is the same one.
+            if entityValidators == nil, let source {
+                entityValidators = EntityValidators(entityTag: source.entityTag, lastModified: source.lastModified)
+            }
+        case .replace(let expectedTotal):
+            try partial.truncateToZero()
+            offset = 0
+            entityTotal = expectedTotal
+        case .unrelated, .restartWithoutRange:
+            return nil
+        }
+        partialFile = nil
+        return (partial, offset)
+    }
+
+    /// What continues the download from the bytes written so far, or nil when it cannot be continued.
+    /// `written` is the file the response's body goes to, `url` the response's.
+    func resumeData(written: DownloadFile?, of download: DownloadTask, url: URL) -> ResumeData? {
+        if let file = written, let validators = entityValidators {
+            // A sent body (an upload job writing to a file) is not repeated by a Range request.
+            guard file.length > 0, download.uploadBody == nil, ResumeData.canResume(download.originalRequest) else { return nil }
+            return ResumeData(
+                url: url, originalRequest: download.originalRequest,
+                entityTag: validators.entityTag, lastModified: validators.lastModified, offset: file.length,
+                partialFile: file.url, sha256: file.sha256SoFar, expectedTotal: entityTotal)
+        }
+        guard let source else { return nil }
+        // Still checking the partial file, which is as the resume data says or about to be emptied.
+        if reopeningPartialFile { return source }
+        // Reopened, and not written to: no response yet, or an unrelated one.
+        guard let partial = partialFile, partial.length > 0 else { return nil }
+        var data = source
+        data.offset = partial.length
+        data.sha256 = partial.sha256SoFar
+        return data
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where a response body goes: memory, the task's event stream, or a temporary file.
+enum ResponseSink {
+    case none
+    case collect(CollectedBody, for: DataTask)
+    case stream(TaskEventChannel)
+    case file(DownloadFile, for: DownloadTask)
+
+    final class CollectedBody {
+        var data = Data()
+    }
+
+    /// The sink of a data task, or a new temporary file for a download task.
+    static func make(for role: TransferRole, expectedLength: Int64?) throws(TransferError) -> ResponseSink {
+        switch role {
+        case .download(let download):
+            let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
+            let file = try DownloadFile.create(in: directory, for: download.originalRequest.url, spares: download.spareFiles)
+            return .file(file, for: download)
+        case .data(let dataTask, _):
+            switch dataTask.bodyDelivery {
+            case .stream: return .stream(dataTask.channel)
+            case .collect:
+                let body = CollectedBody()
+                if let expectedLength, expectedLength > 0 { body.data.reserveCapacity(Int(min(expectedLength, 64 << 20))) }
+                return .collect(body, for: dataTask)
+            }
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        switch self {
+        case .none: break
+        case .collect(let body, _): body.data.append(contentsOf: bytes)
+        case .stream(let channel): channel.push(.data(Data(bytes)))
+        case .file(let file, _): try file.write(bytes)
+        }
+    }
+
+    /// Hands the result over after a successful transfer.
+    func finish() throws(TransferError) {
+        switch self {
+        case .none, .stream: break
+        case .collect(let body, let task): task.storeCollectedBody(body.data)
+        case .file(let file, let download):
+            try file.close()
+            // Before the event: whoever handles the file may want its digest (no second read of it).
+            download.recordFinishedFile(length: file.length, sha256: file.sha256SoFar)
+            download.channel.push(.downloadFinished(file.url))
+        }
+    }
+
+    var file: DownloadFile? {
+        if case .file(let file, _) = self { return file }
+        return nil
+    }
+}

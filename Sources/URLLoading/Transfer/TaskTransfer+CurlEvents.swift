@@ -1,0 +1,95 @@
+import Foundation
+
+/// What curl reports, turned into the machine's events; body bytes go to the sink here, on the loop
+/// thread inside curl's write callback, with nothing copied on the way.
+extension TaskTransfer: CurlTransferEvents {
+    func curlHeaderLineArrived() -> Bool {
+        machine.headerLineArrived(now: CurlLoop.nowMilliseconds())
+    }
+
+    func curlHeadArrived(_ head: ResponseHeadParser.Head) -> Bool {
+        headDidComplete(head)
+        return machine.abortError == nil
+    }
+
+    func curlTunnelRefused(_ head: ResponseHeadParser.Head) {
+        machine.tunnelRefused(head)
+    }
+
+    func curlBodyArrived(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
+        var step = machine.bodyArrived(now: CurlLoop.nowMilliseconds())
+        if case .deliverResponse = step {
+            deliverFinalResponse(nonHTTPResponse())
+            step = machine.bodyArrived(now: CurlLoop.nowMilliseconds())
+        }
+        switch step {
+        case .write: return write(bytes)
+        case .discard: return .accepted
+        case .pauseReceiving: return .pause
+        default: return .abort
+        }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
+        if case .stream(let channel) = sink {
+            let relieve: @Sendable () -> Void = { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } }
+            if !channel.reserveCapacity(orCallWhenDrained: relieve) {
+                machine.consumerFellBehind()
+                return .pause
+            }
+        }
+        do {
+            try sink.write(bytes)
+        } catch {
+            machine.abort(error)
+            return .abort
+        }
+        caching.received(bytes)
+        bytesReceived += Int64(bytes.count)
+        let received = bytesReceived
+        task.updateProgress { $0.bytesReceived = received }
+        emitProgressIfDue()
+        return .accepted
+    }
+
+    func curlReadBody(into buffer: UnsafeMutableRawBufferPointer) -> CurlTransfer.ReadVerdict {
+        guard let body else { return .end }
+        switch body.read(into: buffer, wake: { [self] in post { $0.perform($0.machine.uploadDataArrived()) } }) {
+        case .bytes(let count): return .bytes(count)
+        case .end: return .end
+        case .wouldBlock:
+            machine.uploadStarved()
+            return .pause
+        case .failed(let message):
+            machine.abort(TransferError(.cannotReadUploadBody, message, failingURL: request.url))
+            return .abort
+        }
+    }
+
+    func curlSeekBody(to offset: Int64) -> Bool {
+        body?.seek(to: offset) ?? false
+    }
+
+    func curlUploadProgressed(_ uploaded: Int64) -> Bool {
+        guard machine.uploadProgressed(to: uploaded, now: CurlLoop.nowMilliseconds()) else { return false }
+        let expected = body?.length
+        task.updateProgress { progress in
+            progress.bytesSent = uploaded
+            progress.totalBytesExpectedToSend = expected
+        }
+        emitProgressIfDue()
+        return true
+    }
+
+    func curlHopEnded(failure: TransferError?, refusedByPolicy: Bool) {
+        perform(machine.hopEnded(failure.map { .failed($0, refusedByPolicy: refusedByPolicy) } ?? .completed))
+    }
+
+    func curlIdleCheck(now: UInt64) {
+        perform(machine.timerFired(now: now, url: request.url))
+    }
+
+    func curlLoopShutDown() {
+        finish(error: TransferError(.cancelled, "the transfer loop shut down", failingURL: request.url))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Response heads: cookies and the cache see each one, a challenge or a redirect asks the caller
+/// (AU-08, RD-02), and the response that ends the chain goes to the task with its sink (LC-08, LC-09).
+extension TaskTransfer {
+    func headDidComplete(_ head: ResponseHeadParser.Head) {
+        cookies.responseArrived(head.headers, for: request)
+        var received = TransferResponse(
+            url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
+            expectedContentLength: head.contentLength)
+        received.cacheStatus = caching.statusForNetworkResponse
+        if let refreshed = caching.responseArrived(received) {
+            // A 304 to our revalidation: the task sees the stored response and body (CA-09).
+            var served = refreshed.response
+            served.cacheStatus = .revalidated
+            hopResponse = served
+            localBody = refreshed.data
+            deliverFinalResponse(served)
+            return
+        }
+        let response = received
+        hopResponse = response
+        guard !isChallenge(response) else { return }
+        switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
+        case .notARedirect:
+            if resumption.requestedOffset > 0,
+                case .restartWithoutRange = ResumeResponse.classify(
+                    statusCode: head.statusCode, headers: head.headers, requestedOffset: resumption.requestedOffset)
+            {
+                // Nothing of this body fits the partial file: drop it and ask for everything (DL-09).
+                machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
+                return
+            }
+            deliverFinalResponse(response)
+        case .unsupportedLocation(let location):
+            fail(TransferError(.redirectToUnsupportedURL, "the server redirected to an unsupported location: \(location)",
+                               failingURL: request.url))
+        case .redirect(let proposed):
+            guard machine.mayRedirect else {
+                fail(TransferError(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects",
+                                   failingURL: request.url))
+                return
+            }
+            askDecision({ reply in task.session.redirectDecision(for: task, response: response, proposed: proposed, reply: reply) },
+                        then: { $0.applyRedirect($1, response: response) })
+        }
+    }
+
+    /// Asks the caller a decision through the session: applied at once when the session answers now
+    /// (it has no delegate), else when the answer arrives, with the hop held until then (AU-21, LC-16).
+    private func askDecision<Answer: Sendable>(
+        _ ask: (_ reply: @escaping @Sendable (Answer) -> Void) -> Answer?,
+        then apply: @escaping @Sendable (TaskTransfer, Answer) -> Void
+    ) {
+        if let decided = ask({ [self] answer in post { apply($0, answer) } }) {
+            apply(self, decided)
+        } else {
+            machine.decisionAsked()
+        }
+    }
+
+    private func applyRedirect(_ disposition: RedirectDisposition, response: TransferResponse) {
+        guard machine.decisionAnswered() else { return }
+        switch disposition {
+        case .cancel:
+            fail(.cancelled(task.originalRequest.url))
+        case .refuse:
+            deliverFinalResponse(response)
+            perform(machine.decisionsSettled())
+        case .follow(let next):
+            if let refused = machine.follow(next, redirectedBy: response, of: request) {
+                fail(refused)
+                return
+            }
+            perform(machine.decisionsSettled())
+        }
+    }
+
+    /// The response that ends the redirect chain (or the only one, for ftp, file and data URLs).
+    func deliverFinalResponse(_ response: TransferResponse) {
+        machine.responseWasDelivered()
+        task.setResponse(response)
+        task.channel.push(.response(response))
+        let expected = response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
+        task.updateProgress { $0.totalBytesExpectedToReceive = expected }
+        guard let dataTask = role.dataTask else {
+            prepareSink()
+            return
+        }
+        askDecision({ reply in task.session.responseDisposition(for: dataTask, response: response, reply: reply) },
+                    then: { $0.applyDisposition($1, response: response) })
+    }
+
+    private func applyDisposition(_ disposition: ResponseDisposition, response: TransferResponse) {
+        guard machine.decisionAnswered() else { return }
+        switch disposition {
+        case .allow:
+            prepareSink()
+        case .cancel:
+            fail(.cancelled(task.originalRequest.url))
+            return
+        case .becomeDownload:
+            guard let dataTask = role.dataTask else { return }
+            let download = task.session.convertToDownload(dataTask, response: response, transfer: self)
+            dataTask.channel.push(.becameDownload(download))
+            dataTask.finish(error: nil)
+            become(.download(download))
+            prepareSink()
+        }
+        perform(machine.decisionsSettled())
+    }
+
+    private func prepareSink() {
+        do {
+            if let download = role.download, let partial = try resumption.takePartialFile(for: hopResponse) {
+                continueDownload(download, in: partial.file, at: partial.offset)
+            } else {
+                sink = try ResponseSink.make(for: role, expectedLength: hopResponse?.expectedContentLength)
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The response continues (206) or replaces the partial file the download resumed from (DL-08, DL-09).
+    private func continueDownload(_ download: DownloadTask, in file: DownloadFile, at offset: Int64) {
+        sink = .file(file, for: download)
+        bytesReceived = offset
+        let total = resumption.entityTotal
+        task.updateProgress { progress in
+            progress.bytesReceived = offset
+            progress.totalBytesExpectedToReceive = total
+        }
+        download.recordResume(offset: offset)
+        task.channel.push(.resumed(offset: offset, expectedTotal: total))
+    }
+
+    func nonHTTPResponse() -> TransferResponse {
+        TransferResponse(url: request.url, statusCode: nil, expectedContentLength: curl.announcedContentLength)
+    }
+}
