@@ -2,15 +2,8 @@ import Foundation
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
 @testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
 @testable import FerryModel
-@testable import FerryPrivatePostgres
 
 /// `JobEventsTrigger` documents in Swift what the database writes on a job's change of state; these
 /// tests hold it to the live definitions of a migrated database, so neither can change alone.

@@ -1,13 +1,6 @@
 import Testing
-@testable import FerryGateway
-@testable import FerryAPI
-@testable import FerryWebhooks
-@testable import FerryRuntime
 @testable import FerryStore
-@testable import FerryVault
-@testable import FerryMetrics
 @testable import FerryModel
-@testable import FerryPrivatePostgres
 
 /// The state parts of the set-based statements come from `JobStateMachine.transitions`
 /// (`JobStateSQL`), and read exactly as the SQL whose plans the P3 bench measured.

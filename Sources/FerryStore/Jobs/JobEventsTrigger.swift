@@ -6,9 +6,9 @@ import FerryModel
 /// Job events and webhook deliveries are written by triggers on `jobs`, in the transaction of the
 /// change (design: "State changes and the webhook events they cause are written in one
 /// transaction"). A claim of many jobs or a shared statement of many ends thus writes its events
-/// without a second round trip and without a loop in Swift. `JobEventsTriggerTests` reads the live
-/// definitions from `pg_proc` and `pg_trigger` on a migrated database and compares them with what
-/// is written here, so this page cannot drift from the schema unnoticed.
+/// without a second round trip and without a loop in Swift. `JobEventsTriggerDefinitionTests`
+/// reads the live definitions from `pg_proc` and `pg_trigger` on a migrated database and compares
+/// them with what is written here, so this page cannot drift from the schema unnoticed.
 ///
 /// On a change of state (`onStateChange`): an AFTER UPDATE row trigger, which runs only when the
 /// state changes (an update of progress alone costs nothing), calls `ferry_record_job_event()`:
