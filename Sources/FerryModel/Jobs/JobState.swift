@@ -13,7 +13,7 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
 
     /// The type of the event (`job_events.type`, webhook subscriptions) a change into this state
     /// writes: `job.<state>`, except that waiting for a decision is announced as `job.decision_required`
-    /// (migration 0006).
+    /// (the database trigger maps it the same way: `JobEventsTrigger`).
     public var eventType: String {
         self == .waitingForDecision ? "job.decision_required" : "job.\(rawValue)"
     }
@@ -24,7 +24,7 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// What can happen to a job. Every state change goes through `JobState.applying(_:)`.
+/// What can happen to a job. Every state change is a row of `JobStateMachine.transitions`.
 public enum JobEvent: String, Sendable, CaseIterable {
     /// A worker takes the job (from queued, or retrying once its backoff passed).
     case claim
@@ -67,25 +67,9 @@ public struct IllegalJobTransition: Error, Equatable, Sendable, CustomStringConv
 }
 
 extension JobState {
-    /// The state after `event`, or why the event is not allowed now. Never changes silently.
+    /// The state after `event` (`JobStateMachine.apply` gives the whole transition with its effects),
+    /// or why the event is not allowed now.
     public func applying(_ event: JobEvent) -> Result<JobState, IllegalJobTransition> {
-        let next: JobState? =
-            switch (self, event) {
-            case (.queued, .claim), (.retrying, .claim): .running
-            case (.running, .leaseExpired), (.waitingForDecision, .leaseExpired): .queued
-            case (.running, .release): .queued
-            case (.running, .succeed): .succeeded
-            case (.running, .fail), (.waitingForDecision, .fail): .failed
-            case (.running, .retry): .retrying
-            case (.queued, .pause), (.running, .pause), (.retrying, .pause), (.waitingForDecision, .pause): .paused
-            case (.paused, .resume): .queued
-            case (let state, .cancel) where !state.isTerminal: .cancelled
-            case (.running, .awaitDecision): .waitingForDecision
-            // Queued, not running: the waiting job holds no worker, and the next attempt is claimed as any.
-            case (.waitingForDecision, .decide): .queued
-            default: nil
-            }
-        guard let next else { return .failure(IllegalJobTransition(from: self, event: event)) }
-        return .success(next)
+        JobStateMachine.apply(event, to: self).map(\.to)
     }
 }

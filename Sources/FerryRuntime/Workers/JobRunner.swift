@@ -299,13 +299,13 @@ struct JobRunner: Sendable {
         case .leaseLost?:
             return nil
         case .pause?:
-            return JobQueue.Completion(state: .paused, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
+            return JobQueue.Completion(.pause, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
         case .shutdown?:
-            return JobQueue.Completion(state: .queued, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
+            return JobQueue.Completion(.release, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
         case .cancel?:
             task.error?.resumeData?.removePartialFile()
             return JobQueue.Completion(
-                state: .cancelled, attemptOutcome: "cancelled", progress: progress, response: response,
+                .cancel, attemptOutcome: "cancelled", progress: progress, response: response,
                 errorCode: "cancelled", errorMessage: "cancelled through the API")
         case .totalTimeout?:
             return finished(
@@ -323,7 +323,7 @@ struct JobRunner: Sendable {
             progress.bytesDone = max(progress.bytesDone, job.bytesDone)
             progress.bytesExpected = progress.bytesExpected ?? job.bytesExpected
             return JobQueue.Completion(
-                state: .waitingForDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
+                .awaitDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
                 resumeData: resumeData ?? job.resumeData, decision: decision, decisionTimeoutSeconds: decisions?.policy.timeout)
         case .failed(let code, let message)?:
             return finished(AttemptFailure(code, message), transfer: transfer, response: response, resumeData: resumeData ?? job.resumeData)
@@ -376,7 +376,7 @@ struct JobRunner: Sendable {
             return finished(AttemptFailure("bad_server_response", "the transfer produced no content"), transfer: transfer, response: response, resumeData: nil)
         }
         progress.bytesDone = result.size
-        return JobQueue.Completion(state: .succeeded, attemptOutcome: "succeeded", progress: progress, response: response, result: result)
+        return JobQueue.Completion(.succeed, attemptOutcome: "succeeded", progress: progress, response: response, result: result)
     }
 
     /// A failed attempt: retried after a backoff while attempts remain and the failure is worth it,
@@ -391,7 +391,7 @@ struct JobRunner: Sendable {
             data.removePartialFile()
         }
         return JobQueue.Completion(
-            state: delay == nil ? .failed : .retrying, attemptOutcome: delay == nil ? "failed" : "retrying",
+            delay == nil ? .fail : .retry, attemptOutcome: delay == nil ? "failed" : "retrying",
             progress: progressNow(transfer), response: response, errorCode: failure.code, errorMessage: failure.message,
             resumeData: delay == nil ? nil : resumeData, retryDelay: delay, httpStatus: failure.httpStatus)
     }

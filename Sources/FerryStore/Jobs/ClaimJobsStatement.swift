@@ -20,18 +20,21 @@ import PostgresNIO
 /// Prepared once per connection, as are the other statements in this folder: sent as text, these
 /// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
 /// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
+///
+/// The states are the claim's transitions (`JobStateSQL.claimable`, `.claimed`); the job.running
+/// events and their deliveries are written by the database: `JobEventsTrigger`.
 struct ClaimJobsStatement: PostgresPreparedStatement {
     typealias Row = JobQueue.Claim
 
     static let sql = """
         WITH RECURSIVE waiting_tenants AS (
-            (SELECT tenant_id FROM jobs WHERE state IN ('queued', 'retrying') ORDER BY tenant_id LIMIT 1)
+            (SELECT tenant_id FROM jobs WHERE state IN (\(JobStateSQL.claimable)) ORDER BY tenant_id LIMIT 1)
             UNION ALL
-            SELECT (SELECT j.tenant_id FROM jobs j WHERE j.state IN ('queued', 'retrying') AND j.tenant_id > w.tenant_id
+            SELECT (SELECT j.tenant_id FROM jobs j WHERE j.state IN (\(JobStateSQL.claimable)) AND j.tenant_id > w.tenant_id
                     ORDER BY j.tenant_id LIMIT 1)
             FROM waiting_tenants w WHERE w.tenant_id IS NOT NULL
         ), running AS (
-            SELECT tenant_id, count(*) AS n FROM jobs WHERE state = 'running' GROUP BY tenant_id
+            SELECT tenant_id, count(*) AS n FROM jobs WHERE state = \(JobStateSQL.claimed) GROUP BY tenant_id
         ), ranked AS MATERIALIZED (
             SELECT c.id AS job_id,
                    coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.priority DESC, c.created_at, c.id) AS turn,
@@ -43,7 +46,7 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
             LEFT JOIN running r ON r.tenant_id = t.id
             CROSS JOIN LATERAL (
                 SELECT j.id, j.priority, j.created_at FROM jobs j
-                WHERE j.tenant_id = t.id AND j.state IN ('queued', 'retrying') AND j.run_after <= now()
+                WHERE j.tenant_id = t.id AND j.state IN (\(JobStateSQL.claimable)) AND j.run_after <= now()
                 ORDER BY j.priority DESC, j.created_at, j.id
                 LIMIT $2
             ) c
@@ -53,12 +56,12 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
                   ORDER BY turn, last_claimed_at NULLS FIRST, priority DESC, created_at) k
             CROSS JOIN LATERAL (
                 SELECT id FROM jobs
-                WHERE id = k.job_id AND (state IN ('queued', 'retrying')) IS TRUE AND run_after <= now()
+                WHERE id = k.job_id AND (state IN (\(JobStateSQL.claimable))) IS TRUE AND run_after <= now()
                 FOR UPDATE SKIP LOCKED
             ) j
             LIMIT $3
         ), claimed AS (
-            UPDATE jobs SET state = 'running', attempt = attempt + 1, lease_owner = $4,
+            UPDATE jobs SET state = \(JobStateSQL.claimed), attempt = attempt + 1, lease_owner = $4,
                 lease_expires_at = now() + $5 * interval '1 second', stop_request = NULL
             WHERE jobs.id = ANY (ARRAY(SELECT job_id FROM picked))
             RETURNING jobs.*

@@ -13,6 +13,10 @@ import PostgresNIO
 /// (`= ANY` of the ids) as well as the join, so statistics that say a table is empty (just after the
 /// queue drained) cannot turn them into full scans. Prepared once per connection, as are the other
 /// statements in this folder (parsing and planning them was about 40% of PostgreSQL's CPU in P3).
+///
+/// Each end's state and effects come from its transition, decided in Swift (`Completion.transition`);
+/// the lease check stands for its `running` start state. The events of the new states and their
+/// deliveries are written by the database: `JobEventsTrigger`.
 struct FinishJobsStatement: PostgresPreparedStatement {
     typealias Row = UUID
 
@@ -73,10 +77,11 @@ struct FinishJobsStatement: PostgresPreparedStatement {
 
         init(_ end: JobEndWriter.End) {
             let completion = end.completion
+            let transition = completion.transition
             job = end.job
             attempt = end.attempt
             owner = end.owner
-            state = completion.state.rawValue
+            state = transition.to.rawValue
             bytes_done = completion.progress.bytesDone
             bytes_expected = completion.progress.bytesExpected
             bytes_per_second = completion.progress.bytesPerSecond
@@ -88,12 +93,12 @@ struct FinishJobsStatement: PostgresPreparedStatement {
             retry_delay_us = completion.retryDelay.map {
                 Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000
             } ?? 0
-            terminal = completion.state.isTerminal
+            terminal = transition.finishes
             decision = completion.decision
             decision_timeout_seconds = completion.decisionTimeoutSeconds
             outcome = completion.attemptOutcome
             http_status = completion.httpStatus
-            wakes = completion.state == .queued
+            wakes = transition.wakesWorkers
         }
     }
 

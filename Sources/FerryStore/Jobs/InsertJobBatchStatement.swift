@@ -9,12 +9,15 @@ import PostgresNIO
 /// The jobs come as one array per column. Their ids are made here, so that the rows coming back can
 /// be put in the order given; `created_at` grows by a microsecond per job, so that they run (and are
 /// listed) in that order too, as jobs submitted one after another would.
+///
+/// A job starts in the column default, `JobStateMachine.initialState`; its job.queued event and the
+/// event's deliveries are written by the database: `JobEventsTrigger`.
 struct InsertJobBatchStatement: PostgresPreparedStatement {
     typealias Row = JobRecord
 
     static let sql = """
         WITH room AS (
-            SELECT (SELECT count(*) FROM jobs WHERE tenant_id = $1 AND state IN ('queued', 'retrying')) AS queued,
+            SELECT (SELECT count(*) FROM jobs WHERE tenant_id = $1 AND state IN (\(JobStateSQL.claimable))) AS queued,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = $1), $2) AS cap
         ), given AS (
             SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::int8[])

@@ -10,12 +10,15 @@ import PostgresNIO
 /// Prepared once per connection, as are the other statements in this folder: sent as text, these
 /// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
 /// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
+///
+/// A job starts in the column default, `JobStateMachine.initialState`; its job.queued event and the
+/// event's deliveries are written by the database: `JobEventsTrigger`.
 struct InsertJobStatement: PostgresPreparedStatement {
     typealias Row = (job: JobRecord, waiting: Int64, limit: Int64)
 
     static let sql = """
         WITH room AS (
-            SELECT CASE WHEN $1 THEN (SELECT count(*) FROM jobs WHERE tenant_id = $2 AND state IN ('queued', 'retrying'))
+            SELECT CASE WHEN $1 THEN (SELECT count(*) FROM jobs WHERE tenant_id = $2 AND state IN (\(JobStateSQL.claimable)))
                         ELSE 0 END AS queued,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = $2), $3) AS cap
         ), inserted AS (

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Writes the ends of attempts (`JobQueue.finish`) together. While one statement is being written,
 /// the ends that arrive wait, and the next statement writes all of them in one transaction and one
-/// commit (`FinishJobsStatement`). A lone end is written at once, as before; under load (the P3
+/// commit (`FinishJobsStatement`). A lone end is written at once; under load (the P3
 /// bench: 50 workers, hundreds of ends a second) ends share a round trip and a commit instead of each
 /// paying its own, as PostgreSQL's group commit shares a WAL flush. Nothing waits for a timer.
 package final class JobEndWriter: Sendable {

@@ -117,7 +117,9 @@ public struct JobQueue: Sendable {
 
     /// How an attempt ended, as the job row will say.
     public struct Completion: Sendable {
-        public var state: JobState
+        /// The end of the attempt, from `running` (`JobStateMachine.attemptEnd`).
+        public var transition: JobTransition
+        public var state: JobState { transition.to }
         /// `job_attempts.outcome`.
         public var attemptOutcome: String
         public var progress: Progress
@@ -133,12 +135,13 @@ public struct JobQueue: Sendable {
         public var decision: PendingDecision?
         public var decisionTimeoutSeconds: Int?
 
+        /// The attempt ended with `event` (one of `JobEvent.attemptEnds`).
         public init(
-            state: JobState, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
+            _ event: JobEvent, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
             result: JobRecord.StoredResult? = nil, errorCode: String? = nil, errorMessage: String? = nil, resumeData: String? = nil,
             retryDelay: Duration? = nil, httpStatus: Int? = nil, decision: PendingDecision? = nil, decisionTimeoutSeconds: Int? = nil
         ) {
-            self.state = state
+            self.transition = JobStateMachine.attemptEnd(event)
             self.attemptOutcome = attemptOutcome
             self.progress = progress
             self.response = response
@@ -150,6 +153,18 @@ public struct JobQueue: Sendable {
             self.httpStatus = httpStatus ?? response?.status
             self.decision = decision
             self.decisionTimeoutSeconds = decisionTimeoutSeconds
+        }
+
+        /// The attempt ended in `state`, by the one end of an attempt that leads there.
+        public init(
+            state: JobState, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
+            result: JobRecord.StoredResult? = nil, errorCode: String? = nil, errorMessage: String? = nil, resumeData: String? = nil,
+            retryDelay: Duration? = nil, httpStatus: Int? = nil, decision: PendingDecision? = nil, decisionTimeoutSeconds: Int? = nil
+        ) {
+            self.init(
+                JobStateMachine.attemptEnd(reaching: state).event, attemptOutcome: attemptOutcome, progress: progress, response: response,
+                result: result, errorCode: errorCode, errorMessage: errorMessage, resumeData: resumeData, retryDelay: retryDelay,
+                httpStatus: httpStatus, decision: decision, decisionTimeoutSeconds: decisionTimeoutSeconds)
         }
     }
 
@@ -163,21 +178,22 @@ public struct JobQueue: Sendable {
 
     /// Jobs whose worker stopped renewing its lease go back to the queue (or, when a pause or cancel
     /// was asked for meanwhile, to that state); their attempt is recorded as interrupted. Returns how
-    /// many were taken back.
-    @discardableResult
+    /// many were taken back. The states come from the table (`JobStateSQL.onExpiry`); the events of
+    /// the new states are written by the database: `JobEventsTrigger`.
     ///
     /// `owner`'s jobs in `running` are left alone: their runners are alive in the calling process
     /// (late with a heartbeat under load), and taking them back would start a second runner on the
     /// same partial file. Other processes take them back if this one dies.
+    @discardableResult
     public func takeBackExpiredLeases(owner: String, running: [UUID]) async throws -> Int {
         let rows = try await client.query(
             """
             WITH expired AS (
                 UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, run_after = now(),
-                    state = CASE stop_request WHEN 'pause' THEN 'paused' WHEN 'cancel' THEN 'cancelled' ELSE 'queued' END,
-                    finished_at = CASE WHEN stop_request = 'cancel' THEN now() ELSE NULL END,
+                    state = \(unescaped: Self.stateOnExpiry),
+                    finished_at = \(unescaped: Self.finishedAtOnExpiry),
                     stop_request = NULL
-                WHERE state IN ('running', 'waiting_for_decision') AND lease_expires_at < now()
+                WHERE state IN (\(unescaped: JobStateSQL.expirable)) AND lease_expires_at < now()
                     AND NOT (lease_owner = \(owner) AND id = ANY(\(running)::uuid[]))
                 RETURNING id, attempt
             ), interrupted AS (
@@ -192,18 +208,25 @@ public struct JobQueue: Sendable {
         return 0
     }
 
+    private static let stateOnExpiry = JobStateSQL.onExpiry { JobStateSQL.literal($0.to) }
+    private static let finishedAtOnExpiry = JobStateSQL.onExpiry { $0.finishes ? "now()" : "NULL" }
+
+    /// An unanswered decision fails its job.
+    private static let overdue = JobStateMachine.transition(.fail, from: .waitingForDecision)
+
     /// Fails the jobs whose decision waited past its deadline (`decision_timed_out`) and returns, one
     /// per job, the partial file of its download (absolute, from its resume data) for removal: nothing
-    /// will continue it. Any ferryd may do it; the row lock makes each fail once.
+    /// will continue it. Any ferryd may do it; the row lock makes each fail once. The failed events
+    /// are written by the database: `JobEventsTrigger`.
     public func failOverdueDecisions() async throws -> [String?] {
         let rows = try await client.query(
             """
             WITH overdue AS (
                 SELECT id, resume_data->>'partial_file' AS partial_file FROM jobs
-                WHERE state = 'waiting_for_decision' AND decision_deadline < now()
+                WHERE state = \(unescaped: JobStateSQL.literal(Self.overdue.from)) AND decision_deadline < now()
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE jobs SET state = 'failed', finished_at = now(), error_code = 'decision_timed_out',
+            UPDATE jobs SET state = \(unescaped: JobStateSQL.literal(Self.overdue.to)), finished_at = now(), error_code = 'decision_timed_out',
                 error_message = 'the ' || (decision->>'kind') || ' decision was not answered by its deadline, '
                     || to_char(decision_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                 resume_data = NULL

@@ -30,21 +30,23 @@ extension JobStore {
             }
             guard state == .waitingForDecision, waitingFor == decisionID else { throw Self.notWaiting(id, state: state) }
             switch outcome {
+            // The events of the new states are written by the database: JobEventsTrigger.
             case .answer(let key, let answer):
-                _ = try state.applying(.decide).get()
+                let transition = try JobStateMachine.apply(.decide, to: state).get()
                 try await connection.query(
                     """
-                    UPDATE jobs SET state = 'queued', run_after = now(),
+                    UPDATE jobs SET state = \(transition.to.rawValue), run_after = now(),
                         decision_answers = decision_answers || jsonb_build_object(\(key)::text, \(JobSpecification.json(answer))::jsonb)
                     WHERE id = \(id)
                     """, logger: logger)
-                try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger)
+                if transition.wakesWorkers { try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger) }
             case .end(let event, let code, let message):
-                let next = try state.applying(event).get()
+                let transition = try JobStateMachine.apply(event, to: state).get()
+                let finished = transition.finishes
                 try await connection.query(
                     """
-                    UPDATE jobs SET state = \(next.rawValue), finished_at = now(), error_code = \(code), error_message = \(message),
-                        resume_data = NULL
+                    UPDATE jobs SET state = \(transition.to.rawValue), finished_at = CASE WHEN \(finished) THEN now() ELSE NULL END,
+                        error_code = \(code), error_message = \(message), resume_data = CASE WHEN \(finished) THEN NULL ELSE resume_data END
                     WHERE id = \(id)
                     """, logger: logger)
             }

@@ -139,7 +139,7 @@ public struct JobStore: Sendable {
     private static func checkQueueRoom(tenant: UUID, adding: Int = 1, defaultLimit: Int, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
-            SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN ('queued', 'retrying'))::bigint,
+            SELECT (SELECT count(*) FROM jobs WHERE tenant_id = \(tenant) AND state IN (\(unescaped: JobStateSQL.claimable)))::bigint,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = \(tenant)), \(defaultLimit))::bigint
             """, logger: logger)
         for try await (queued, limit) in rows.decode((Int64, Int64).self) where queued + Int64(adding) > limit {
@@ -227,31 +227,32 @@ public struct JobStore: Sendable {
             guard let (stateText, stopRequest, partialFile) = found, let state = JobState(rawValue: stateText) else {
                 throw GatewayError.notFound("job \(id)")
             }
-            let next: JobState
-            switch state.applying(event) {
+            let transition: JobTransition
+            switch JobStateMachine.apply(event, to: state) {
             case .failure(let illegal): throw GatewayError(.conflict, code: illegal.code, illegal.description)
-            case .success(let value): next = value
+            case .success(let value): transition = value
             }
             // A job waiting for a decision has no worker: it changes at once, like a queued one.
-            if state == .running {
+            if transition.asksWorker {
                 // The worker owns the transfer: ask it. A cancel overrides a pending pause.
-                let request = event == .cancel ? "cancel" : "pause"
-                if stopRequest != "cancel" {
-                    try await connection.query("UPDATE jobs SET stop_request = \(request) WHERE id = \(id)", logger: logger)
+                if stopRequest != JobEvent.cancel.rawValue {
+                    try await connection.query("UPDATE jobs SET stop_request = \(event.rawValue) WHERE id = \(id)", logger: logger)
                     try await connection.query("SELECT pg_notify(\(JobQueue.stopChannel), \(id.uuidString))", logger: logger)
                 }
             } else {
-                let finished = next.isTerminal
+                // The event of the new state is written by the database: JobEventsTrigger.
+                let finished = transition.finishes
+                let cancelled = transition.to == .cancelled
                 try await connection.query(
                     """
-                    UPDATE jobs SET state = \(next.rawValue), stop_request = NULL, run_after = now(),
+                    UPDATE jobs SET state = \(transition.to.rawValue), stop_request = NULL, run_after = now(),
                         finished_at = CASE WHEN \(finished) THEN now() ELSE NULL END,
-                        error_code = CASE WHEN \(next == .cancelled) THEN 'cancelled' ELSE error_code END,
-                        error_message = CASE WHEN \(next == .cancelled) THEN 'cancelled through the API' ELSE error_message END,
+                        error_code = CASE WHEN \(cancelled) THEN 'cancelled' ELSE error_code END,
+                        error_message = CASE WHEN \(cancelled) THEN 'cancelled through the API' ELSE error_message END,
                         resume_data = CASE WHEN \(finished) THEN NULL ELSE resume_data END
                     WHERE id = \(id)
                     """, logger: logger)
-                if next == .queued { try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger) }
+                if transition.wakesWorkers { try await connection.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger) }
             }
             let reread = try await connection.query("SELECT \(unescaped: JobRecord.columns) FROM jobs WHERE id = \(id)", logger: logger)
             for try await row in reread {

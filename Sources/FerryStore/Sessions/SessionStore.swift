@@ -82,19 +82,20 @@ public struct SessionStore: Sendable {
             guard let updated else { throw GatewayError.notFound("session \(id)") }
             guard mode == "cancel" else { return (updated, []) }
             // A job waiting for a decision has no worker to ask: it is cancelled here, like a queued one.
+            // The cancelled events are written by the database: JobEventsTrigger.
             let partials = try await connection.query(
                 """
-                UPDATE jobs SET state = 'cancelled', finished_at = now(), error_code = 'cancelled',
+                UPDATE jobs SET state = \(unescaped: JobStateSQL.cancelled), finished_at = now(), error_code = 'cancelled',
                     error_message = 'its session was invalidated with mode=cancel', resume_data = NULL
-                WHERE session_id = \(id) AND state IN ('queued', 'retrying', 'paused', 'waiting_for_decision')
+                WHERE session_id = \(id) AND state IN (\(unescaped: JobStateSQL.cancellableAtOnce))
                 RETURNING (SELECT r.resume_data->>'partial_file' FROM jobs r WHERE r.id = jobs.id)
                 """, logger: logger)
             var partialFiles: [String] = []
             for try await path in partials.decode(String?.self) { if let path { partialFiles.append(path) } }
             try await connection.query(
                 """
-                UPDATE jobs SET stop_request = 'cancel'
-                WHERE session_id = \(id) AND state = 'running'
+                UPDATE jobs SET stop_request = \(unescaped: JobStateSQL.literalStopRequest(.cancel))
+                WHERE session_id = \(id) AND state IN (\(unescaped: JobStateSQL.cancellableByWorker))
                 """, logger: logger)
             return (updated, partialFiles)
         }

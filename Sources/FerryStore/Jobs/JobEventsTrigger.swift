@@ -1,0 +1,126 @@
+import FerryModel
+
+/// What the database itself writes when a job is inserted or changes state. Every statement that
+/// inserts jobs or changes `jobs.state` refers here.
+///
+/// Job events and webhook deliveries are written by triggers on `jobs`, in the transaction of the
+/// change (design: "State changes and the webhook events they cause are written in one
+/// transaction"). A claim of many jobs or a shared statement of many ends thus writes its events
+/// without a second round trip and without a loop in Swift. `JobEventsTriggerDefinitionTests`
+/// reads the live definitions from `pg_proc` and `pg_trigger` on a migrated database and compares
+/// them with what is written here, so this page cannot drift from the schema unnoticed.
+///
+/// On a change of state (`onStateChange`): an AFTER UPDATE row trigger, which runs only when the
+/// state changes (an update of progress alone costs nothing), calls `ferry_record_job_event()`:
+/// 1. one `job_events` row, of type `JobState.eventType` of the new state (`job.<state>`, and
+///    `job.decision_required` for `waiting_for_decision`), whose `job` is the new row as JSON
+///    without `hiddenFields`;
+/// 2. if the new state is final (succeeded, failed, cancelled) and the job's
+///    `policies.callback_url` is set, one `webhook_deliveries` row to that URL;
+/// 3. one `webhook_deliveries` row per enabled endpoint of the tenant subscribed to the type.
+///
+/// On an insert (`onInsert`): an AFTER INSERT statement trigger calls `ferry_record_inserted_jobs()`,
+/// which does the same for every row the statement inserted, in one statement, in the order of
+/// the jobs' `created_at` and id (so their event ids follow the jobs' order).
+///
+/// Neither NOTIFYs: a transaction that NOTIFYs commits only after the one before it has flushed
+/// (migrations/0008), which serialised every claim and finish of the P3 bench. `JobEventFeed` polls
+/// `job_events` by id instead.
+///
+/// Around them (`beforeStateChange`, `onProgress`):
+/// - `ferry_settle_job_decision()`, BEFORE UPDATE when the state changes: leaving
+///   `waiting_for_decision` drops `decision` and `decision_deadline`, reaching a final state drops
+///   `decision_answers` (they may hold sealed passwords nothing needs again). A statement that
+///   moves a job out of waiting therefore need not clear them itself.
+/// - `ferry_announce_job_progress()`, AFTER UPDATE OF bytes_done while running: a `job.progress`
+///   event and its deliveries, only for a tenant with an endpoint subscribed to it, at most one
+///   per job every 5 seconds. Live progress goes out by NOTIFY from `JobQueue.announce`, not here.
+enum JobEventsTrigger {
+    /// A trigger on `jobs` and the function it calls, as the database reports them.
+    struct Trigger: Sendable {
+        /// `pg_trigger.tgname`.
+        var name: String
+        /// `pg_get_triggerdef` of the trigger, with the table's schema left out.
+        var definition: String
+        var function: String
+        /// The migration whose `CREATE [OR REPLACE] FUNCTION` is the function's current version:
+        /// the last one in `migrations/` that defines it.
+        var migration: String
+        /// Text the function's body (`pg_proc.prosrc`) contains.
+        var contains: [String]
+    }
+
+    /// The fields of a job row that events leave out: secrets (answers may hold sealed passwords),
+    /// and what only the worker or the submission needs.
+    static let hiddenFields = ["resume_data", "idempotency_key", "idempotency_hash", "decision_answers"]
+
+    /// The final states, for which the callback URL gets a delivery.
+    static let callbackStates = JobState.allCases.filter(\.isTerminal)
+
+    /// How the functions compute the event type of `row`'s state; mirrors `JobState.eventType`
+    /// (the test evaluates it for every state).
+    static func eventType(of row: String) -> String {
+        "CASE \(row).state WHEN \(JobStateSQL.literal(.waitingForDecision)) THEN '\(JobState.waitingForDecision.eventType)' ELSE 'job.' || \(row).state END"
+    }
+
+    private static let hiddenFieldsArray = "ARRAY[\(hiddenFields.map { "'\($0)'" }.joined(separator: ", "))]"
+
+    static let onStateChange = Trigger(
+        name: "jobs_record_event_on_state_change",
+        definition: "CREATE TRIGGER jobs_record_event_on_state_change AFTER UPDATE ON jobs FOR EACH ROW"
+            + " WHEN ((old.state IS DISTINCT FROM new.state)) EXECUTE FUNCTION ferry_record_job_event()",
+        function: "ferry_record_job_event",
+        migration: "0010_set_based_insert_events.sql",
+        contains: [
+            "event_type text := \(eventType(of: "NEW"));",
+            "INSERT INTO job_events (tenant_id, job_id, type, job)",
+            "to_jsonb(NEW) - \(hiddenFieldsArray)",
+            "IF NEW.state IN (\(JobStateSQL.list(callbackStates))) AND NEW.policies->>'callback_url' IS NOT NULL THEN",
+            "INSERT INTO webhook_deliveries",
+            "event_type = ANY (e.events)",
+        ])
+
+    static let onInsert = Trigger(
+        name: "jobs_record_events_on_insert",
+        definition: "CREATE TRIGGER jobs_record_events_on_insert AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted_jobs"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION ferry_record_inserted_jobs()",
+        function: "ferry_record_inserted_jobs",
+        migration: "0010_set_based_insert_events.sql",
+        contains: [
+            eventType(of: "j"),
+            "to_jsonb(j) - \(hiddenFieldsArray)",
+            "ORDER BY j.created_at, j.id",
+            "WHERE j.state IN (\(JobStateSQL.list(callbackStates))) AND j.policies->>'callback_url' IS NOT NULL",
+            "e.type = ANY (w.events)",
+        ])
+
+    static let beforeStateChange = Trigger(
+        name: "jobs_settle_decision",
+        definition: "CREATE TRIGGER jobs_settle_decision BEFORE UPDATE ON jobs FOR EACH ROW"
+            + " WHEN ((old.state IS DISTINCT FROM new.state)) EXECUTE FUNCTION ferry_settle_job_decision()",
+        function: "ferry_settle_job_decision",
+        migration: "0006_job_decisions.sql",
+        contains: [
+            "IF NEW.state <> \(JobStateSQL.literal(.waitingForDecision)) THEN",
+            "IF NEW.state IN (\(JobStateSQL.list(callbackStates))) THEN",
+        ])
+
+    static let onProgress = Trigger(
+        name: "jobs_announce_progress",
+        definition: "CREATE TRIGGER jobs_announce_progress AFTER UPDATE OF bytes_done ON jobs FOR EACH ROW"
+            + " WHEN (((new.state = 'running'::text) AND (old.state = 'running'::text) AND (old.bytes_done IS DISTINCT FROM new.bytes_done)))"
+            + " EXECUTE FUNCTION ferry_announce_job_progress()",
+        function: "ferry_announce_job_progress",
+        migration: "0010_set_based_insert_events.sql",
+        contains: [
+            "'job.progress' = ANY (e.events)",
+            "v.created_at > now() - interval '5 seconds'",
+            "to_jsonb(NEW) - \(hiddenFieldsArray)",
+        ])
+
+    /// Every trigger on `jobs` that writes events or settles a change of state.
+    static let all = [onStateChange, onInsert, beforeStateChange, onProgress]
+
+    /// None of them NOTIFYs (see above).
+    static let notifies = false
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+@testable import FerryStore
+@testable import FerryModel
+
+/// `JobEventsTrigger` documents in Swift what the database writes on a job's change of state; these
+/// tests hold it to the live definitions of a migrated database, so neither can change alone.
+@Suite("Job events trigger definitions", .timeLimit(.minutes(3)))
+struct JobEventsTriggerDefinitionTests {
+    let logger = Logger(label: "ferry.tests.job-events-trigger-definitions")
+
+    @Test("each documented trigger exists as written, calls the documented function, which says what the page says and never NOTIFYs")
+    func liveDefinitions() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            var live: [String: (definition: String, function: String, source: String)] = [:]
+            for try await (name, definition, function, source) in try await connection.query(
+                """
+                SELECT t.tgname::text, pg_get_triggerdef(t.oid), p.proname::text, p.prosrc
+                FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                WHERE t.tgrelid = 'jobs'::regclass AND NOT t.tgisinternal
+                """, logger: logger
+            ).decode((String, String, String, String).self) {
+                // The schema the test database puts `jobs` in is not part of the definition.
+                let unqualified = definition.replacingOccurrences(of: #" ON [a-z_]+\.jobs "#, with: " ON jobs ", options: .regularExpression)
+                live[name] = (unqualified, function, source)
+            }
+            #expect(Set(live.keys).subtracting(["jobs_touch_updated_at"]) == Set(JobEventsTrigger.all.map(\.name)),
+                    "every trigger on jobs that writes events or settles a change is documented")
+            for trigger in JobEventsTrigger.all {
+                guard let found = live[trigger.name] else {
+                    Issue.record("no trigger \(trigger.name) on jobs")
+                    continue
+                }
+                #expect(found.definition == trigger.definition)
+                #expect(found.function == trigger.function)
+                for text in trigger.contains {
+                    #expect(found.source.contains(text), "\(trigger.function) contains \(text)")
+                }
+                #expect(found.source.contains("pg_notify") == JobEventsTrigger.notifies, "\(trigger.function)")
+            }
+        }
+    }
+
+    @Test("the named migration holds each function's current version: the last to define it, with the body the database runs")
+    func currentVersions() async throws {
+        let migrations = try InitialSchemaTests.repositoryMigrations().load()
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            for trigger in JobEventsTrigger.all {
+                let definitions = migrations.compactMap { migration in
+                    Self.body(of: trigger.function, in: migration.sql).map { (migration.fileName, $0) }
+                }
+                #expect(definitions.last?.0 == trigger.migration, "\(trigger.function) is defined in \(definitions.map(\.0))")
+                let source = try await PostgresProbe.value(
+                    "SELECT prosrc FROM pg_proc WHERE proname = \(trigger.function)", as: String.self, on: connection)
+                #expect(source == definitions.last?.1, "\(trigger.function) runs the body of \(trigger.migration)")
+            }
+        }
+    }
+
+    @Test("the functions' event type is JobState.eventType for every state; a submitted job starts in JobStateMachine.initialState")
+    func eventTypesAndInitialState() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            for state in JobState.allCases {
+                let type = try await PostgresProbe.value(
+                    "SELECT \(unescaped: JobEventsTrigger.eventType(of: "j")) FROM (VALUES (\(state.rawValue))) AS j(state)",
+                    as: String.self, on: connection)
+                #expect(type == state.eventType, "\(state.rawValue)")
+            }
+            let initial = try await PostgresProbe.value(
+                "SELECT column_default::text FROM information_schema.columns WHERE table_name = 'jobs' AND column_name = 'state'",
+                as: String.self, on: connection)
+            #expect(initial == "\(JobStateSQL.literal(JobStateMachine.initialState))::text")
+        }
+    }
+
+    @Test("a job taken through the table's transitions gets the event each announces, and its callback gets the final one")
+    func transitionsAnnounceTheirEvents() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            let tenant = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(tenant), 'a')", on: connection)
+            try await PostgresProbe.execute(
+                """
+                INSERT INTO webhook_endpoints (tenant_id, url, events, secret)
+                VALUES (\(tenant), 'http://example.invalid/all', \(JobState.allCases.map(\.eventType)), 'whsec_a')
+                """, on: connection)
+            let job = try #require(try await PostgresProbe.value(
+                """
+                INSERT INTO jobs (tenant_id, kind, request, policies)
+                VALUES (\(tenant), 'download', '{"url": "http://example.invalid/"}', '{"callback_url": "http://example.invalid/callback"}')
+                RETURNING id
+                """, as: UUID.self, on: connection))
+            let path: [(JobEvent, JobState)] = [
+                (.claim, .queued), (.awaitDecision, .running), (.decide, .waitingForDecision), (.pause, .queued), (.resume, .paused),
+                (.claim, .queued), (.retry, .running), (.claim, .retrying), (.cancel, .running),
+            ]
+            var announced = [JobStateMachine.initialState.eventType]
+            for (event, state) in path {
+                let transition = JobStateMachine.transition(event, from: state)
+                let waiting = transition.to == .waitingForDecision
+                try await PostgresProbe.execute(
+                    """
+                    UPDATE jobs SET state = \(transition.to.rawValue),
+                        finished_at = CASE WHEN \(transition.finishes) THEN now() END,
+                        decision = CASE WHEN \(waiting) THEN '{"id": "d1", "kind": "redirect"}'::jsonb END,
+                        decision_deadline = CASE WHEN \(waiting) THEN now() + interval '1 hour' END
+                    WHERE id = \(job)
+                    """, on: connection)
+                announced.append(transition.announcedEventType)
+            }
+            var written: [String] = []
+            for try await type in try await connection.query("SELECT type FROM job_events WHERE job_id = \(job) ORDER BY id", logger: logger)
+                .decode(String.self) {
+                written.append(type)
+            }
+            #expect(written == announced)
+            let endpointDeliveries = try await PostgresProbe.value(
+                "SELECT count(*)::bigint FROM webhook_deliveries WHERE url = 'http://example.invalid/all'", as: Int64.self, on: connection)
+            #expect(endpointDeliveries == Int64(announced.count), "the endpoint subscribed to every state's type gets each")
+            let callbacks = try await PostgresProbe.value(
+                "SELECT string_agg(event_type, ',') FROM webhook_deliveries WHERE url = 'http://example.invalid/callback'",
+                as: String.self, on: connection)
+            #expect(callbacks == "job.cancelled", "the callback hears of the final state only")
+        }
+    }
+
+    /// The body between the dollar quotes of `CREATE [OR REPLACE] FUNCTION name()` in a migration.
+    static func body(of function: String, in sql: String) -> String? {
+        let pattern = #"CREATE (?:OR REPLACE )?FUNCTION "# + function + #"\(\)[^$]*\$\$(.*?)\$\$"#
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]) else { return nil }
+        let range = NSRange(sql.startIndex..., in: sql)
+        guard let match = regex.matches(in: sql, range: range).last, let body = Range(match.range(at: 1), in: sql) else { return nil }
+        return String(sql[body])
+    }
+}
