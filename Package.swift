@@ -105,21 +105,21 @@ let package = Package(
         .target(
             name: "FerryRuntime",
             dependencies: [
-                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading", postgresNIO, crypto,
-                logging, serviceLifecycle,
+                "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading", crypto, logging,
+                serviceLifecycle,
             ]
         ),
         // Signed webhook deliveries.
         .target(
             name: "FerryWebhooks",
-            dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", postgresNIO, logging, serviceLifecycle]
+            dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", logging, serviceLifecycle]
         ),
         // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
         .target(
             name: "FerryAPI",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
-                postgresNIO, crypto, logging, hummingbird, serviceLifecycle, httpTypes,
+                crypto, logging, hummingbird, serviceLifecycle, httpTypes,
             ]
         ),
         // The composition root: configuration, and buildApplication(configuration:).

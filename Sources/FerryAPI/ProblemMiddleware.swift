@@ -1,12 +1,11 @@
 import FerryModel
 import Hummingbird
 import Logging
-import PostgresNIO
 
-/// Turns every error that reaches the edge into a `Problem`, the one place where a domain `GatewayError`
-/// becomes an HTTP status: Hummingbird's own (unknown route, body too
-/// large, a method not allowed) keep their status with a code of ours; anything unexpected becomes a
-/// 500 whose detail says nothing about internals, with the error logged under the request's id.
+/// Turns every error that reaches the edge into a `Problem`. It is the one place where a domain
+/// `GatewayError` becomes an HTTP status; Hummingbird's own errors (unknown route, body too large, a
+/// method not allowed) keep their status with a code of ours; anything unexpected becomes a 500 whose
+/// detail says nothing about internals, with the error logged under the request's id.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -15,11 +14,6 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw problem
         } catch let error as GatewayError {
             throw Problem(error)
-        } catch let error as PostgresTransactionError where error.closureError is Problem {
-            // A route refused something inside a transaction, which was rolled back.
-            throw error.closureError!
-        } catch let error as PostgresTransactionError where error.closureError is GatewayError {
-            throw Problem(error.closureError as! GatewayError)
         } catch let error as HTTPError {
             throw Self.problem(status: error.status, detail: error.body, headers: error.headers)
         } catch let error as any HTTPResponseError {

@@ -2,7 +2,6 @@ import FerryModel
 import FerryStore
 import Foundation
 import Logging
-import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 import URLLoading
@@ -42,9 +41,9 @@ public final class WebhookDispatcher: Service, Sendable {
     private let inFlight = Atomic<Int>(0)
     private let doorbell = Doorbell()
 
-    public init(client: PostgresClient, feed: JobEventFeed, settings: Settings, logger: Logger) {
-        queue = WebhookDeliveryQueue(client: client, logger: logger)
-        store = WebhookStore(client: client, logger: logger)
+    package init(queue: WebhookDeliveryQueue, store: WebhookStore, feed: JobEventFeed, settings: Settings, logger: Logger) {
+        self.queue = queue
+        self.store = store
         self.feed = feed
         self.settings = settings
         self.logger = logger

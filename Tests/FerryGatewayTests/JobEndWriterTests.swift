@@ -41,7 +41,7 @@ struct JobEndWriterTests {
                 let ends = claims.enumerated().map { index, claim in
                     let retried = index % 10 == 0
                     let completion = JobQueue.Completion(
-                        state: retried ? .retrying : .succeeded, attemptOutcome: retried ? "retrying" : "succeeded",
+                        retried ? .retry : .succeed, attemptOutcome: retried ? "retrying" : "succeeded",
                         progress: .init(bytesDone: Int64(index), bytesExpected: Int64(index), bytesPerSecond: nil),
                         errorCode: retried ? "http_503" : nil, retryDelay: retried ? .seconds(30) : nil, httpStatus: retried ? 503 : 200)
                     return (claim.job.id, index == claims.count - 1 ? "worker-b" : "worker-a", completion)

@@ -140,7 +140,7 @@ struct JobStateTests {
         }
         #expect(Set(JobEvent.attemptEnds.map { JobStateMachine.attemptEnd($0).to }).count == JobEvent.attemptEnds.count)
         #expect(JobEvent.stopRequests.map(\.rawValue) == ["pause", "cancel"], "the values jobs.stop_request's CHECK allows")
-        let completion = JobQueue.Completion(state: .retrying, attemptOutcome: "retrying", progress: .init(bytesDone: 0))
+        let completion = JobQueue.Completion(.retry, attemptOutcome: "retrying", progress: .init(bytesDone: 0))
         #expect(completion.transition == JobStateMachine.attemptEnd(.retry))
     }
 

@@ -57,7 +57,7 @@ public func buildApplication(
         metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
     let eventFeed = JobEventFeed(client: client, logger: logger)
     let webhooks = WebhookDispatcher(
-        client: client, feed: eventFeed,
+        queue: WebhookDeliveryQueue(client: client, logger: logger), store: WebhookStore(client: client, logger: logger), feed: eventFeed,
         settings: WebhookDispatcher.Settings(
             schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
         logger: logger)
@@ -94,7 +94,8 @@ private func outfitters(
     ]
     if configuration.cacheMaxBytesPerTenant > 0 {
         outfitters.append(TenantResponseCaches(
-            client: client, files: files, maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant, logger: logger))
+            index: TenantCacheIndex(client: client, logger: logger), files: files,
+            maximumBytesPerTenant: configuration.cacheMaxBytesPerTenant))
     }
     return outfitters
 }

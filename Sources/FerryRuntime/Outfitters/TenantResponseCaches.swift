@@ -2,7 +2,6 @@ import FerryModel
 import FerryStore
 import Foundation
 import Logging
-import PostgresNIO
 import URLLoading
 
 /// Gives engine sessions their tenant's HTTP cache (CA-03, SES-27).
@@ -30,8 +29,8 @@ public final class TenantResponseCaches: EngineSessionOutfitter {
     /// Nil where a memory cache could not be made (it has no directory, so it cannot fail): no caching.
     private let ephemeral = OwnerRegistry<UUID, LocalResponseCache?>(capacity: JobEngine.capacity * 4)
 
-    public init(client: PostgresClient, files: GatewayFiles, maximumBytesPerTenant: Int, logger: Logger) {
-        index = TenantCacheIndex(client: client, logger: logger)
+    package init(index: TenantCacheIndex, files: GatewayFiles, maximumBytesPerTenant: Int) {
+        self.index = index
         self.files = files
         self.maximumBytesPerTenant = maximumBytesPerTenant
         tenants = OwnerRegistry(capacity: JobEngine.capacity * 8) { !$0.cache.hasPendingWrites }

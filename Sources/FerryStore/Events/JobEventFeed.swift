@@ -8,10 +8,10 @@ import Synchronization
 /// Job events as they happen, from PostgreSQL to whatever in this process waits for them (Server-Sent
 /// Events streams, the webhook dispatcher), whichever ferryd wrote them.
 ///
-/// - Stored events: the triggers of migrations/0003 write them in the transaction of the change, and
-///   the feed reads the new ones every `pollInterval` (one indexed query by id). They used to be
-///   NOTIFYed from the trigger, but a NOTIFY makes its transaction commit in turn with every other
-///   one that notifies (see migrations/0008): every job's submission, claim and finish waited.
+/// - Stored events: the triggers (`JobEventsTrigger`) write them in the transaction of the change,
+///   and the feed reads the new ones every `pollInterval` (one indexed query by id). They are not
+///   NOTIFYed from the trigger: a NOTIFY makes its transaction commit in turn with every other one
+///   that notifies (migrations/0008), so every job's submission, claim and finish would wait.
 /// - Progress: the heartbeat NOTIFYs `channel` after its update (`JobQueue.announce`), in a statement
 ///   of its own; the feed LISTENs on a connection of its own.
 ///

@@ -7,9 +7,7 @@ import PostgresNIO
 /// (this one included) and limit; without it the queue is not counted (`QueueRoomEstimates` said
 /// there is room) and those two are 1 and the limit.
 ///
-/// Prepared once per connection, as are the other statements in this folder: sent as text, these
-/// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
-/// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
+/// Prepared once per connection, with its parameter types given (why: `ClaimJobsStatement`).
 ///
 /// A job starts in the column default, `JobStateMachine.initialState`; its job.queued event and the
 /// event's deliveries are written by the database: `JobEventsTrigger`.

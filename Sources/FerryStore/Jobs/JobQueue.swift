@@ -154,18 +154,6 @@ public struct JobQueue: Sendable {
             self.decision = decision
             self.decisionTimeoutSeconds = decisionTimeoutSeconds
         }
-
-        /// The attempt ended in `state`, by the one end of an attempt that leads there.
-        public init(
-            state: JobState, attemptOutcome: String, progress: Progress, response: JobRecord.StoredResponse? = nil,
-            result: JobRecord.StoredResult? = nil, errorCode: String? = nil, errorMessage: String? = nil, resumeData: String? = nil,
-            retryDelay: Duration? = nil, httpStatus: Int? = nil, decision: PendingDecision? = nil, decisionTimeoutSeconds: Int? = nil
-        ) {
-            self.init(
-                JobStateMachine.attemptEnd(reaching: state).event, attemptOutcome: attemptOutcome, progress: progress, response: response,
-                result: result, errorCode: errorCode, errorMessage: errorMessage, resumeData: resumeData, retryDelay: retryDelay,
-                httpStatus: httpStatus, decision: decision, decisionTimeoutSeconds: decisionTimeoutSeconds)
-        }
     }
 
     /// Writes the attempt's end and releases the lease, in one transaction (shared with other ends

@@ -21,7 +21,7 @@ extension JobStore {
     ) async throws -> SubmitBatchOutcome {
         let logger = self.logger
         let defaultMaxQueued = defaultMaxQueuedJobs
-        let outcome = try await client.withTransaction(logger: logger) { connection -> SubmitBatchOutcome in
+        let outcome = try await client.transaction(logger: logger) { connection -> SubmitBatchOutcome in
             if let key = idempotencyKey {
                 let keys = InsertJobBatchStatement.idempotencyKeys(key, count: jobs.count)
                 let earlier = try await Self.jobs(idempotencyKeys: keys, tenant: tenant, on: connection, logger: logger)

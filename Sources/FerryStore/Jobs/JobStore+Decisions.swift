@@ -17,7 +17,7 @@ extension JobStore {
     /// may have got there first: 409). Another tenant's job is a 404.
     package func answerDecision(_ id: UUID, tenant: UUID, decisionID: String, _ outcome: DecisionOutcome) async throws -> JobRecord {
         let logger = self.logger
-        let (job, partialFile) = try await client.withTransaction(logger: logger) { connection -> (JobRecord, String?) in
+        let (job, partialFile) = try await client.transaction(logger: logger) { connection -> (JobRecord, String?) in
             let rows = try await connection.query(
                 """
                 SELECT state, decision->>'id', resume_data->>'partial_file' FROM jobs

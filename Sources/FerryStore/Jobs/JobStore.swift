@@ -67,7 +67,7 @@ public struct JobStore: Sendable {
             // The common case: one statement, one round trip.
             return .created(try await client.withConnection { connection in try await insert(hash: nil, on: connection) })
         }
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             if let key = idempotencyKey, let existing = try await Self.jobs(idempotencyKeys: [key], tenant: tenant, on: connection, logger: logger).first {
                 guard existing.hash == bodyDigest else {
                     throw GatewayError(.conflict, code: "idempotency_key_reused",
@@ -216,7 +216,7 @@ public struct JobStore: Sendable {
     /// so. An event the job's state does not allow is a 409 with `illegal_transition`.
     public func control(_ id: UUID, event: JobEvent, scope: Scope) async throws -> JobRecord {
         let logger = self.logger
-        let (job, partialFile) = try await client.withTransaction(logger: logger) { connection -> (JobRecord, String?) in
+        let (job, partialFile) = try await client.transaction(logger: logger) { connection -> (JobRecord, String?) in
             let rows = try await connection.query(
                 """
                 SELECT state, stop_request, resume_data->>'partial_file' FROM jobs
@@ -269,7 +269,7 @@ public struct JobStore: Sendable {
     /// Deletes a finished job; returns its result file (relative to the data directory) for removal.
     public func delete(_ id: UUID, scope: Scope) async throws -> String? {
         let logger = self.logger
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT state, result->>'file' FROM jobs

@@ -5,8 +5,8 @@ import PostgresNIO
 /// One job by id, the tenant's own (or, for the admin, any tenant's): `GET /v1/jobs/{id}`, the
 /// statement clients poll (`JobStore.job`).
 ///
-/// Prepared once per connection, as are the other statements in this folder: parsing and planning
-/// it on every poll cost PostgreSQL more than running it (bench P4).
+/// Prepared once per connection (see `ClaimJobsStatement`): parsing and planning it on every poll
+/// cost PostgreSQL more than running it (bench P4).
 struct ReadJobStatement: PostgresPreparedStatement {
     typealias Row = JobRecord
 

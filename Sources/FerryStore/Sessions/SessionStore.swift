@@ -71,7 +71,7 @@ public struct SessionStore: Sendable {
     /// Invalidating again is harmless, and a later `cancel` still cancels what a `finish` left running.
     public func invalidate(_ id: UUID, mode: String, tenant: UUID) async throws -> Record {
         let logger = self.logger
-        let (record, partialFiles) = try await client.withTransaction(logger: logger) { connection -> (Record, [String]) in
+        let (record, partialFiles) = try await client.transaction(logger: logger) { connection -> (Record, [String]) in
             let rows = try await connection.query(
                 """
                 UPDATE sessions SET invalidated_at = coalesce(invalidated_at, now()), invalidation_mode = \(mode)
