@@ -17,6 +17,12 @@ extension RouteFixture {
     /// worker would fail a loopback job with destination_forbidden before connecting.
     static let unreachable = "http://127.0.0.1:9/x"
 
+    /// A list cursor as the API makes them (base64url of "<microseconds>:<id>"), for a time it never would.
+    static func forgedCursor(micros: Int64) -> String {
+        Data("\(micros):\(UUID().uuidString)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
     /// A download job's body, with `extra` merged in at the top level.
     static func download(_ url: String = unreachable, _ extra: [String: Any] = [:]) -> [String: Any] {
         (["kind": "download", "request": ["url": url]] as [String: Any]).merging(extra) { $1 }
