@@ -37,8 +37,7 @@ struct BlobRouteTests {
 
     @Test func uploadJobsCannotNameUnknownOrForeignBlobsAndBlobsNeedATenantKey() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             let alicesBlob = try #require(try await app.send(.put, "/v1/blobs", key: alice.key, body: Data("secret".utf8))["id"] as? String)
             for blob in [alicesBlob, UUID().uuidString.lowercased()] {
                 let refused = try await app.send(

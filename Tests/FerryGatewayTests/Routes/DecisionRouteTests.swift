@@ -27,8 +27,7 @@ struct DecisionRouteTests {
 
     @Test func answersToJobsNotWaitingAreRefused() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             let id = try await app.submit(alice.key)
             let answer = ["disposition": "follow"]
             app.expectProblem(

@@ -57,8 +57,7 @@ struct EventRouteTests {
 
     @Test func streamsRefuseUnknownAndForeignJobsBadLastEventIDsAndWrongKeys() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             let id = try await app.submit(alice.key)
             app.expectProblem(try await app.send(.get, "/v1/jobs/\(id)/events", key: bob.key), 404, "not_found")
             app.expectProblem(try await app.send(.get, "/v1/jobs/\(UUID().uuidString.lowercased())/events", key: alice.key), 404, "not_found")

@@ -46,8 +46,7 @@ struct SessionRouteTests {
 
     @Test func badConfigurationsNameTheirFieldsAndOtherTenantsSessionsAreNotFound() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             app.expectProblem(
                 try await app.send(
                     .post, "/v1/sessions", key: alice.key,

@@ -29,8 +29,7 @@ struct WebhookRouteTests {
 
     @Test func endpointsAreCreatedWithTheirSecretShownOnceListedAndDeleted() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             let created = try await app.send(
                 .post, "/v1/webhooks/endpoints", key: alice.key,
                 json: ["url": "http://127.0.0.1:9/hook", "events": ["job.succeeded", "job.failed", "job.succeeded"]])
@@ -108,8 +107,7 @@ struct WebhookRouteTests {
 
     @Test func finishedJobsCallbackAndSubscribedEndpointAreLoggedForTheirTenantOnly() async throws {
         try await RouteFixture.with { app in
-            let alice = try await app.createTenant()
-            let bob = try await app.createTenant()
+            let (alice, bob) = try await app.twoTenants()
             let callback = "http://127.0.0.1:9/callback"
             let endpoint = try await app.create(
                 "/v1/webhooks/endpoints", key: alice.key, json: ["url": "http://127.0.0.1:9/endpoint", "events": ["job.cancelled"]])
@@ -147,11 +145,8 @@ struct WebhookRouteTests {
     @Test func nulInAnEndpointURLIsAFieldError() async throws {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
-            await withKnownIssue("POST /v1/webhooks/endpoints {\"url\": \"http://h.example/\\u0000\", ...} answers 500 internal_error") {
-                app.expectProblem(
-                    try await app.send(
-                        .post, "/v1/webhooks/endpoints", key: tenant.key, json: ["url": "http://h.example/\u{0}", "events": ["job.failed"]]),
-                    400, "invalid_request", fields: ["url"])
+            await app.expectFieldErrorKnownToBeMissing("POST /v1/webhooks/endpoints {\"url\": \"http://h.example/\\u0000\", ...} answers 500 internal_error", field: "url") {
+                try await app.send(.post, "/v1/webhooks/endpoints", key: tenant.key, json: ["url": "http://h.example/\u{0}", "events": ["job.failed"]])
             }
             #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: tenant.key).list("endpoints").isEmpty)
         }
