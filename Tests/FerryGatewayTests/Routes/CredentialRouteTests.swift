@@ -120,7 +120,10 @@ struct CredentialRouteTests {
     @Test func forgedCursorIsAFieldError() async throws {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
-            await app.expectFieldErrorKnownToBeMissing("GET /v1/credentials?cursor=<base64url of \"9223372036854775807:<uuid>\"> answers 500 internal_error", field: "cursor") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "GET /v1/credentials?cursor=<base64url of \"9223372036854775807:<uuid>\"> answers 500 internal_error",
+                field: "cursor"
+            ) {
                 try await app.send(.get, "/v1/credentials?cursor=\(RouteFixture.forgedCursor(micros: Int64.max))", key: tenant.key)
             }
         }

@@ -15,7 +15,8 @@ struct JobRouteTests {
             let (alice, bob) = try await app.twoTenants()
             let created = try await app.send(
                 .post, "/v1/jobs", key: alice.key,
-                json: RouteFixture.download(RouteFixture.unreachable, ["priority": 7, "request": ["url": RouteFixture.unreachable, "headers": ["Accept": "text/plain"]]]))
+                json: RouteFixture.download(
+                    RouteFixture.unreachable, ["priority": 7, "request": ["url": RouteFixture.unreachable, "headers": ["Accept": "text/plain"]]]))
             #expect(created.status == 201)
             let id = try #require(created["id"] as? String)
             #expect(created.headers["location"] == "/v1/jobs/\(id)")
@@ -274,16 +275,28 @@ struct JobRouteTests {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
             let cursor = RouteFixture.forgedCursor(micros: Int64.max)
-            await app.expectFieldErrorKnownToBeMissing("GET /v1/jobs?cursor=<base64url of \"9223372036854775807:<uuid>\"> answers 500 internal_error", field: "cursor") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "GET /v1/jobs?cursor=<base64url of \"9223372036854775807:<uuid>\"> answers 500 internal_error",
+                field: "cursor"
+            ) {
                 try await app.send(.get, "/v1/jobs?cursor=\(cursor)", key: tenant.key)
             }
-            await app.expectFieldErrorKnownToBeMissing("GET /v1/admin/jobs?cursor=<the same> answers 500 internal_error", field: "cursor") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "GET /v1/admin/jobs?cursor=<the same> answers 500 internal_error",
+                field: "cursor"
+            ) {
                 try await app.send(.get, "/v1/admin/jobs?cursor=\(cursor)", key: app.adminKey)
             }
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/jobs with request.url \"http://127.0.0.1:9/\\u0000\" answers 500 internal_error", field: "request.url") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/jobs with request.url \"http://127.0.0.1:9/\\u0000\" answers 500 internal_error",
+                field: "request.url"
+            ) {
                 try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download("http://127.0.0.1:9/\u{0}"))
             }
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/jobs with \"priority\": 1.5 answers 400 with field body, \"is not valid JSON\"", field: "priority") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/jobs with \"priority\": 1.5 answers 400 with field body, \"is not valid JSON\"",
+                field: "priority"
+            ) {
                 try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(RouteFixture.unreachable, ["priority": 1.5]))
             }
             #expect(try await app.send(.get, "/v1/jobs", key: tenant.key).list("jobs").isEmpty)

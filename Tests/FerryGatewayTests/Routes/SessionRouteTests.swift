@@ -85,9 +85,9 @@ struct SessionRouteTests {
             app.expectProblem(
                 try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(RouteFixture.unreachable, ["session": finishing])),
                 409, "session_invalidated")
+            let inSession = RouteFixture.download(RouteFixture.unreachable, ["session": finishing])
             app.expectProblem(
-                try await app.send(.post, "/v1/jobs/batch", key: tenant.key, json: ["jobs": [RouteFixture.download(RouteFixture.unreachable, ["session": finishing])]]),
-                409, "session_invalidated")
+                try await app.send(.post, "/v1/jobs/batch", key: tenant.key, json: ["jobs": [inSession]]), 409, "session_invalidated")
 
             let cancelling = try await app.create("/v1/sessions", key: tenant.key, json: ["kind": "ephemeral"])
             let first = try await app.submit(tenant.key, RouteFixture.download(RouteFixture.unreachable, ["session": cancelling]))

@@ -116,13 +116,22 @@ struct TenantRouteTests {
     @Test func nulInANameOrLabelAndAnOversizedLimitAreFieldErrors() async throws {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/admin/tenants {\"name\": \"a\\u0000b\"} answers 500 internal_error", field: "name") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/admin/tenants {\"name\": \"a\\u0000b\"} answers 500 internal_error",
+                field: "name"
+            ) {
                 try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "a\u{0}b"])
             }
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/admin/tenants/{id}/keys {\"label\": \"a\\u0000b\"} answers 500 internal_error", field: "label") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/admin/tenants/{id}/keys {\"label\": \"a\\u0000b\"} answers 500 internal_error",
+                field: "label"
+            ) {
                 try await app.send(.post, "/v1/admin/tenants/\(tenant.id)/keys", key: app.adminKey, json: ["label": "a\u{0}b"])
             }
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/admin/tenants {\"max_running_jobs\": 9000000000} answers 500 internal_error", field: "max_running_jobs") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/admin/tenants {\"max_running_jobs\": 9000000000} answers 500 internal_error",
+                field: "max_running_jobs"
+            ) {
                 try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "big", "max_running_jobs": 9_000_000_000])
             }
         }

@@ -18,7 +18,9 @@ struct WebhookRouteTests {
             #expect(rotated.status == 200)
             let next = try #require(rotated["secret"] as? String)
             #expect(next != secret)
-            let until = try #require((rotated["previous_valid_until"] as? String).flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) })
+            let until = try #require((rotated["previous_valid_until"] as? String).flatMap {
+                try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            })
             #expect(abs(until.timeIntervalSinceNow - 24 * 3600) < 600)
             #expect(try await app.send(.get, "/v1/webhooks/secret", key: tenant.key)["secret"] as? String == next)
             let other = try await app.createTenant()
@@ -145,7 +147,10 @@ struct WebhookRouteTests {
     @Test func nulInAnEndpointURLIsAFieldError() async throws {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
-            await app.expectFieldErrorKnownToBeMissing("POST /v1/webhooks/endpoints {\"url\": \"http://h.example/\\u0000\", ...} answers 500 internal_error", field: "url") {
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/webhooks/endpoints {\"url\": \"http://h.example/\\u0000\", ...} answers 500 internal_error",
+                field: "url"
+            ) {
                 try await app.send(.post, "/v1/webhooks/endpoints", key: tenant.key, json: ["url": "http://h.example/\u{0}", "events": ["job.failed"]])
             }
             #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: tenant.key).list("endpoints").isEmpty)
