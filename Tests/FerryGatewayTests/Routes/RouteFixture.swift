@@ -16,6 +16,9 @@ import URLLoading
 /// makes for ferryd, over a fresh database on the test PostgreSQL, driven through Hummingbird's
 /// router test client (no server, no ferryd process). Every reply is checked against the OpenAPI
 /// document, as the end-to-end tests' `GatewayClient` does.
+///
+/// By default no worker runs (`workers: 0`): a submitted job stays `queued` until the test changes
+/// it through the API, so no route test reaches the network or depends on a worker's timing.
 struct RouteFixture: Sendable {
     let client: any TestClientProtocol
     let adminKey: String
@@ -24,13 +27,13 @@ struct RouteFixture: Sendable {
 
     static let contract = OpenAPIContract(document: try! JSONValue.parse(Data(OpenAPIDocument.json.utf8)))
 
-    static func with(_ body: @escaping @Sendable (RouteFixture) async throws -> Void) async throws {
+    static func with(workers: Int = 0, _ body: @escaping @Sendable (RouteFixture) async throws -> Void) async throws {
         try await TestDatabase.withFresh { database in
             try await TemporaryDirectory.withNew { dataDirectory in
                 let adminKey = "ferry_test_admin_" + UUID().uuidString.lowercased()
                 let configuration = GatewayConfiguration(
                     databaseURL: try DatabaseURL(parsing: database.url), dataDirectory: dataDirectory, adminKey: Secret(adminKey),
-                    workers: 1, vaultKeySource: .keys([Secret(VaultKey.generateText())]))
+                    workers: workers, vaultKeySource: .keys([Secret(VaultKey.generateText())]))
                 var logger = Logger(label: "ferry.tests.routes")
                 logger.logLevel = .warning
                 let app = try await buildApplication(configuration: configuration, logger: logger)

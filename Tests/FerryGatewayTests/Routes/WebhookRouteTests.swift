@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// `/v1/webhooks`: the tenant's signing secret and its rotation, endpoints (create, list, delete),
+/// the delivery log and redelivery, and the admin's delivery log. Deliveries themselves (signed
+/// requests to a receiver) are `GatewayWebhookTests`.
+@Suite("Routes: webhooks", .timeLimit(.minutes(2)))
+struct WebhookRouteTests {
+    @Test func secretIsStableUntilRotatedAndRotationKeepsTheOldOneForADay() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let first = try await app.send(.get, "/v1/webhooks/secret", key: tenant.key)
+            #expect(first.status == 200)
+            let secret = try #require(first["secret"] as? String)
+            #expect(!secret.isEmpty)
+            #expect(try await app.send(.get, "/v1/webhooks/secret", key: tenant.key)["secret"] as? String == secret)
+            let rotated = try await app.send(.post, "/v1/webhooks/secret/rotate", key: tenant.key)
+            #expect(rotated.status == 200)
+            let next = try #require(rotated["secret"] as? String)
+            #expect(next != secret)
+            let until = try #require((rotated["previous_valid_until"] as? String).flatMap {
+                try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            })
+            #expect(abs(until.timeIntervalSinceNow - 24 * 3600) < 600)
+            #expect(try await app.send(.get, "/v1/webhooks/secret", key: tenant.key)["secret"] as? String == next)
+            let other = try await app.createTenant()
+            #expect(try await app.send(.get, "/v1/webhooks/secret", key: other.key)["secret"] as? String != next, "each tenant signs with its own")
+            app.expectProblem(try await app.send(.get, "/v1/webhooks/secret", key: app.adminKey), 403, "tenant_key_required")
+        }
+    }
+
+    @Test func endpointsAreCreatedWithTheirSecretShownOnceListedAndDeleted() async throws {
+        try await RouteFixture.with { app in
+            let (alice, bob) = try await app.twoTenants()
+            let created = try await app.send(
+                .post, "/v1/webhooks/endpoints", key: alice.key,
+                json: ["url": "http://127.0.0.1:9/hook", "events": ["job.succeeded", "job.failed", "job.succeeded"]])
+            #expect(created.status == 201)
+            let id = try #require(created["id"] as? String)
+            #expect(created.headers["location"] == "/v1/webhooks/endpoints/\(id)")
+            #expect(created["events"] as? [String] == ["job.failed", "job.succeeded"], "deduplicated and sorted")
+            let secret = try #require(created["secret"] as? String)
+            #expect(!secret.isEmpty)
+
+            let list = try await app.send(.get, "/v1/webhooks/endpoints", key: alice.key)
+            #expect(list.status == 200)
+            #expect(list.list("endpoints").compactMap { $0["id"] as? String } == [id])
+            #expect(list.list("endpoints").first?["secret"] == nil)
+            #expect(!list.text.contains(secret))
+            #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: bob.key).list("endpoints").isEmpty)
+
+            app.expectProblem(try await app.send(.delete, "/v1/webhooks/endpoints/\(id)", key: bob.key), 404, "not_found")
+            #expect(try await app.send(.delete, "/v1/webhooks/endpoints/\(id)", key: alice.key).status == 204)
+            app.expectProblem(try await app.send(.delete, "/v1/webhooks/endpoints/\(id)", key: alice.key), 404, "not_found")
+            #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: alice.key).list("endpoints").isEmpty)
+        }
+    }
+
+    @Test func badEndpointsNameTheirFields() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let path = "/v1/webhooks/endpoints"
+            app.expectProblem(try await app.send(.post, path, key: tenant.key, json: [:]), 400, "invalid_request", fields: ["url", "events"])
+            app.expectProblem(
+                try await app.send(.post, path, key: tenant.key, json: ["url": "ftp://127.0.0.1/hook", "events": ["job.exploded"]]),
+                400, "invalid_request", fields: ["url", "events"])
+            app.expectProblem(
+                try await app.send(.post, path, key: tenant.key, json: ["url": "http://user:pw@hooks.example/x", "events": []]),
+                400, "invalid_request", fields: ["url", "events"])
+            app.expectProblem(
+                try await app.send(.post, path, key: tenant.key, json: ["url": "http://hooks.example/x", "events": "job.succeeded"]),
+                400, "invalid_request", fields: ["events"])
+            #expect(try await app.send(.get, path, key: tenant.key).list("endpoints").isEmpty)
+            app.expectProblem(
+                try await app.send(.post, path, key: app.adminKey, json: ["url": "http://hooks.example/x", "events": ["job.failed"]]),
+                403, "tenant_key_required")
+        }
+    }
+
+    @Test func deliveryLogsAndRedeliveryOfUnknownDeliveries() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let job = try await app.submit(tenant.key)
+            let log = try await app.send(.get, "/v1/webhooks/deliveries", key: tenant.key)
+            #expect(log.status == 200)
+            #expect(log["deliveries"] as? [Any] != nil)
+            #expect(log.list("deliveries").isEmpty, "a job without callback or endpoints has no deliveries")
+            #expect(try await app.send(.get, "/v1/webhooks/deliveries?job=\(job)", key: tenant.key).list("deliveries").isEmpty)
+            app.expectProblem(
+                try await app.send(.get, "/v1/webhooks/deliveries?job=17", key: tenant.key), 400, "invalid_request", fields: ["job"])
+            let unknown = UUID().uuidString.lowercased()
+            app.expectProblem(try await app.send(.post, "/v1/webhooks/deliveries/\(unknown)/redeliver", key: tenant.key), 404, "not_found")
+            app.expectProblem(try await app.send(.post, "/v1/webhooks/deliveries/not-an-id/redeliver", key: tenant.key), 404, "not_found")
+
+            let admin = try await app.send(.get, "/v1/admin/webhooks/deliveries", key: app.adminKey)
+            #expect(admin.status == 200)
+            #expect(admin.list("deliveries").isEmpty)
+            app.expectProblem(
+                try await app.send(.get, "/v1/admin/webhooks/deliveries?job=x", key: app.adminKey), 400, "invalid_request", fields: ["job"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/webhooks/deliveries/\(unknown)/redeliver", key: app.adminKey), 404, "not_found")
+            app.expectProblem(try await app.send(.get, "/v1/admin/webhooks/deliveries", key: tenant.key), 403, "admin_key_required")
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/webhooks/deliveries/\(unknown)/redeliver", key: tenant.key), 403, "admin_key_required")
+            app.expectProblem(try await app.send(.get, "/v1/webhooks/deliveries", key: app.adminKey), 403, "tenant_key_required")
+            app.expectProblem(try await app.send(.get, "/v1/webhooks/deliveries", key: nil), 401, "unauthenticated")
+        }
+    }
+
+    @Test func finishedJobsCallbackAndSubscribedEndpointAreLoggedForTheirTenantOnly() async throws {
+        try await RouteFixture.with { app in
+            let (alice, bob) = try await app.twoTenants()
+            let callback = "http://127.0.0.1:9/callback"
+            let endpoint = try await app.create(
+                "/v1/webhooks/endpoints", key: alice.key, json: ["url": "http://127.0.0.1:9/endpoint", "events": ["job.cancelled"]])
+            let job = try await app.submit(alice.key, RouteFixture.download(RouteFixture.unreachable, ["callback": ["url": callback]]))
+            let quiet = try await app.submit(alice.key)
+            // The job's final event is logged for its callback and for the endpoint, in the same commit.
+            #expect(try await app.send(.post, "/v1/jobs/\(job)/cancel", key: alice.key).status == 200)
+
+            let log = try await app.send(.get, "/v1/webhooks/deliveries?job=\(job)", key: alice.key)
+            #expect(log.status == 200)
+            let deliveries = log.list("deliveries")
+            #expect(Set(deliveries.compactMap { $0["url"] as? String }) == [callback, "http://127.0.0.1:9/endpoint"])
+            #expect(deliveries.allSatisfy { $0["type"] as? String == "job.cancelled" && $0["job"] as? String == job && $0["tenant"] == nil })
+            #expect(deliveries.first { $0["url"] as? String == callback }?["endpoint"] == nil)
+            #expect(deliveries.first { $0["url"] as? String != callback }?["endpoint"] as? String == endpoint)
+            let webhookIDs = Set(deliveries.compactMap { $0["webhook_id"] as? String })
+            #expect(webhookIDs.count == 1, "both deliveries carry the one event's webhook-id")
+            #expect(try await app.send(.get, "/v1/webhooks/deliveries?job=\(quiet)", key: alice.key).list("deliveries").isEmpty)
+
+            let delivery = try #require(deliveries.first?["id"] as? String)
+            #expect(try await app.send(.get, "/v1/webhooks/deliveries", key: bob.key).list("deliveries").isEmpty)
+            app.expectProblem(try await app.send(.post, "/v1/webhooks/deliveries/\(delivery)/redeliver", key: bob.key), 404, "not_found")
+            let again = try await app.send(.post, "/v1/webhooks/deliveries/\(delivery)/redeliver", key: alice.key)
+            #expect(again.status == 202)
+            #expect(again["id"] as? String == delivery)
+
+            let admin = try await app.send(.get, "/v1/admin/webhooks/deliveries?job=\(job)", key: app.adminKey)
+            #expect(admin.list("deliveries").count == 2)
+            #expect(admin.list("deliveries").allSatisfy { $0["tenant"] as? String == alice.id })
+            #expect(try await app.send(.post, "/v1/admin/webhooks/deliveries/\(delivery)/redeliver", key: app.adminKey).status == 202)
+        }
+    }
+
+    /// Known issue: an endpoint URL with a NUL passes validation and fails in the database.
+    @Test func nulInAnEndpointURLIsAFieldError() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            await app.expectFieldErrorKnownToBeMissing(
+                "POST /v1/webhooks/endpoints {\"url\": \"http://h.example/\\u0000\", ...} answers 500 internal_error",
+                field: "url"
+            ) {
+                try await app.send(.post, "/v1/webhooks/endpoints", key: tenant.key, json: ["url": "http://h.example/\u{0}", "events": ["job.failed"]])
+            }
+            #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: tenant.key).list("endpoints").isEmpty)
+        }
+    }
+}
