@@ -8,10 +8,22 @@ import Foundation
 protocol JobControlCommand: GatewayCommand {
     /// The last segment of `POST /v1/jobs/{id}/<action>`.
     static var action: String { get }
-    var id: String { get }
+    var job: JobControlArguments { get }
+}
+
+/// What every control command takes: the job's id and where the gateway is.
+struct JobControlArguments: ParsableArguments {
+    @Argument(help: ArgumentHelp("The job's id.", valueName: "id"))
+    var id: String
+
+    @OptionGroup(title: "Gateway options")
+    var gateway: GatewayOptions
 }
 
 extension JobControlCommand {
+    var id: String { job.id }
+    var gateway: GatewayOptions { job.gateway }
+
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
         let reply = try await connection.send(connection.request("POST", JobPaths.control(id, Self.action)))
         if gateway.json { return printJSON(reply.body) }
@@ -29,11 +41,7 @@ struct CancelCommand: JobControlCommand {
         commandName: "cancel", abstract: "Cancel a job: it stops and will not run again.")
     static let action = "cancel"
 
-    @Argument(help: ArgumentHelp("The job's id.", valueName: "id"))
-    var id: String
-
-    @OptionGroup(title: "Gateway options")
-    var gateway: GatewayOptions
+    @OptionGroup var job: JobControlArguments
 }
 
 struct PauseCommand: JobControlCommand {
@@ -41,11 +49,7 @@ struct PauseCommand: JobControlCommand {
         commandName: "pause", abstract: "Pause a job; `ferry resume` continues it where it stopped.")
     static let action = "pause"
 
-    @Argument(help: ArgumentHelp("The job's id.", valueName: "id"))
-    var id: String
-
-    @OptionGroup(title: "Gateway options")
-    var gateway: GatewayOptions
+    @OptionGroup var job: JobControlArguments
 }
 
 struct ResumeCommand: JobControlCommand {
@@ -53,9 +57,5 @@ struct ResumeCommand: JobControlCommand {
         commandName: "resume", abstract: "Resume a paused job.")
     static let action = "resume"
 
-    @Argument(help: ArgumentHelp("The job's id.", valueName: "id"))
-    var id: String
-
-    @OptionGroup(title: "Gateway options")
-    var gateway: GatewayOptions
+    @OptionGroup var job: JobControlArguments
 }
