@@ -1,9 +1,9 @@
+@testable import FerryModel
+@testable import FerryStore
 import Foundation
 import Logging
 import PostgresNIO
 import Testing
-@testable import FerryStore
-@testable import FerryModel
 
 /// `JobEventsTrigger` documents in Swift what the database writes on a job's change of state; these
 /// tests hold it to the live definitions of a migrated database, so neither can change alone.

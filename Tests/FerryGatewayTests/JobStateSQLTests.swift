@@ -1,6 +1,5 @@
-import Testing
 @testable import FerryStore
-@testable import FerryModel
+import Testing
 
 /// The state parts of the set-based statements come from `JobStateMachine.transitions`
 /// (`JobStateSQL`), and read exactly as the SQL whose plans the P3 bench measured.

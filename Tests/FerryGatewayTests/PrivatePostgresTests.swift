@@ -1,12 +1,4 @@
-import FerryAPI
-import FerryGateway
-import FerryMetrics
-import FerryModel
 import FerryPrivatePostgres
-import FerryRuntime
-import FerryStore
-import FerryVault
-import FerryWebhooks
 import Foundation
 import Logging
 import PostgresNIO

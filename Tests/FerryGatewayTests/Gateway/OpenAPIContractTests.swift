@@ -1,12 +1,4 @@
 @testable import FerryAPI
-@testable import FerryGateway
-@testable import FerryMetrics
-@testable import FerryModel
-@testable import FerryPrivatePostgres
-@testable import FerryRuntime
-@testable import FerryStore
-@testable import FerryVault
-@testable import FerryWebhooks
 import Foundation
 import Testing
 import URLLoading
