@@ -79,7 +79,7 @@ struct CredentialSubmission: Decodable {
             port = VaultProtectionSpace.defaultPort(of: scheme)
         }
         if let realm = spacePart.realm {
-            if realm.isEmpty || realm.count > 1000 || realm.contains(where: { $0.isNewline || $0 == "\0" }) {
+            if realm.isEmpty || realm.unicodeScalars.count > 1000 || realm.contains(where: { $0.isNewline || $0 == "\0" }) {
                 problem("protection_space.realm", "must be 1 to 1000 characters on one line")
             } else if method?.isConnectionLevel == true {
                 problem("protection_space.realm", "is only for basic, digest and bearer: a TLS handshake has no realm")
@@ -224,7 +224,7 @@ struct CredentialSubmission: Decodable {
     }
 
     static func isHostName(_ host: String) -> Bool {
-        guard (1...253).contains(host.count) else { return false }
+        guard (1...253).contains(host.unicodeScalars.count) else { return false }
         if host.contains(":") { return host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
         return host.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." || $0 == "_" }
     }

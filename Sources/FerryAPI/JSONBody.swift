@@ -11,6 +11,7 @@ enum JSONBody {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let bytes = Array(buffer.readableBytesView)
         if bytes.isEmpty { throw Problem.invalid([.init(field: "body", message: "a JSON object is required")]) }
+        try refuseNul(bytes)
         do {
             return (try JSONDecoder().decode(Value.self, from: Data(bytes)), bytes)
         } catch let error as DecodingError {
@@ -24,11 +25,17 @@ enum JSONBody {
     ) async throws -> Value? {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { return nil }
+        try refuseNul(Array(buffer.readableBytesView))
         do {
             return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw Problem.invalid([fieldError(error)])
         }
+    }
+
+    private static func refuseNul(_ bytes: [UInt8]) throws {
+        let errors = JSONNulCheck.fieldErrors(in: bytes)
+        if !errors.isEmpty { throw Problem.invalid(errors) }
     }
 
     static func fieldError(_ error: DecodingError) -> Problem.FieldError {

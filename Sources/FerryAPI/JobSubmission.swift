@@ -89,13 +89,28 @@ struct JobSubmission: Decodable {
         "content-length", "expect", "proxy-authorization", "proxy-authenticate",
     ]
 
-    /// Why a header may not be sent as given, or nil when it may.
-    static func headerProblem(name: String, value: String) -> String? {
-        if name.isEmpty || !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }) {
-            return "is not a valid header name"
+    private static let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+
+    /// RFC 9110 §5.6.2's token, which header names and methods are: one or more of these ASCII bytes.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+                || tokenPunctuation.contains(byte)
         }
+    }
+
+    /// Why a header may not be sent as given, or nil when it may.
+    ///
+    /// Checked in bytes, not Swift characters: "\r\n" is one `Character`, and would pass a
+    /// character-wise search for "\r" or "\n".
+    static func headerProblem(name: String, value: String) -> String? {
+        if !isToken(name) { return "is not a valid header name" }
         if refusedHeaders.contains(name.lowercased()) { return "may not be set by a job: the gateway's engine manages it" }
-        if value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) { return "must not contain line breaks or NUL" }
+        // RFC 9110 §5.5: field values are visible characters, spaces and tabs; CR, LF and NUL in
+        // particular would split or end the request line.
+        if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            return "must not contain line breaks, NUL or other control characters"
+        }
         if value.utf8.count > maximumHeaderValueLength { return "is longer than \(maximumHeaderValueLength) bytes" }
         return nil
     }
@@ -142,7 +157,7 @@ struct JobSubmission: Decodable {
         if kind == .upload, request?.body == nil { problem("request.body", "an upload job needs a body") }
 
         let method = (request?.method ?? (kind == .upload ? "POST" : "GET")).uppercased()
-        if method.isEmpty || !method.allSatisfy({ $0.isLetter || $0 == "-" || $0 == "_" }) || method.count > 32 {
+        if !Self.isToken(method) || method.utf8.count > 32 {
             problem("request.method", "must be an HTTP method name such as GET or POST")
         }
 

@@ -80,9 +80,15 @@ struct TenantRoutes {
             let (body, _) = try await JSONBody.decode(NewTenant.self, from: request, context: context)
             var errors: [Problem.FieldError] = []
             let name = body.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "is required, 1 to 200 characters")) }
-            if let value = body.maxRunningJobs, value < 1 { errors.append(.init(field: "max_running_jobs", message: "must be at least 1")) }
-            if let value = body.maxQueuedJobs, value < 1 { errors.append(.init(field: "max_queued_jobs", message: "must be at least 1")) }
+            if name.isEmpty || name.unicodeScalars.count > 200 { errors.append(.init(field: "name", message: "is required, 1 to 200 characters")) }
+            // The columns are PostgreSQL integers (32 bits).
+            let limits = 1...Int(Int32.max)
+            if let value = body.maxRunningJobs, !limits.contains(value) {
+                errors.append(.init(field: "max_running_jobs", message: "must be between 1 and \(Int32.max)"))
+            }
+            if let value = body.maxQueuedJobs, !limits.contains(value) {
+                errors.append(.init(field: "max_queued_jobs", message: "must be between 1 and \(Int32.max)"))
+            }
             guard errors.isEmpty else { throw Problem.invalid(errors) }
             let (tenant, key, _) = try await keys.createTenant(name: name, maxRunningJobs: body.maxRunningJobs, maxQueuedJobs: body.maxQueuedJobs)
             return EditedResponse(status: .created, response: TenantView(tenant, apiKey: key.text))
@@ -95,7 +101,7 @@ struct TenantRoutes {
             try context.requireAdmin()
             let tenant = try Self.id(context, "tenant")
             let label = try await JSONBody.decodeIfPresent(NewKey.self, from: request, context: context)?.label
-            if let label, label.count > 200 { throw Problem.invalid([.init(field: "label", message: "at most 200 characters")]) }
+            if let label, label.unicodeScalars.count > 200 { throw Problem.invalid([.init(field: "label", message: "at most 200 characters")]) }
             guard let (key, keyID) = try await keys.createKey(tenant: tenant, label: label) else { throw Problem.notFound("tenant \(tenant)") }
             return EditedResponse(
                 status: .created,

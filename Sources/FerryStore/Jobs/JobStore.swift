@@ -308,12 +308,18 @@ public struct JobCursor: Sendable, Equatable {
         self.id = id
     }
 
+    /// 1970 to the end of year 9999: every time a row can have. A forged time outside it would overflow
+    /// PostgreSQL's interval arithmetic in the page's query.
+    static let representableMicros: ClosedRange<Int64> = 0...253_402_300_799_999_999
+
     public init?(token: String) {
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: ":")
-        guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
+        guard parts.count == 2, let micros = Int64(parts[0]), Self.representableMicros.contains(micros),
+              let id = UUID(uuidString: String(parts[1]))
+        else { return nil }
         self.init(createdMicros: micros, id: id)
     }
 }

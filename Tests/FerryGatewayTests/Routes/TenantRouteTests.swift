@@ -111,29 +111,17 @@ struct TenantRouteTests {
         }
     }
 
-    /// Known issue: PostgreSQL text cannot hold NUL, and an integer column cannot hold more than 2^31-1;
-    /// the routes pass both on, so these bodies get a 500 instead of a field error.
+    /// PostgreSQL text cannot hold NUL, and an integer column cannot hold more than 2^31-1: both are
+    /// field errors, not 500s from the database.
     @Test func nulInANameOrLabelAndAnOversizedLimitAreFieldErrors() async throws {
         try await RouteFixture.with { app in
             let tenant = try await app.createTenant()
-            await app.expectFieldErrorKnownToBeMissing(
-                "POST /v1/admin/tenants {\"name\": \"a\\u0000b\"} answers 500 internal_error",
-                field: "name"
-            ) {
-                try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "a\u{0}b"])
-            }
-            await app.expectFieldErrorKnownToBeMissing(
-                "POST /v1/admin/tenants/{id}/keys {\"label\": \"a\\u0000b\"} answers 500 internal_error",
-                field: "label"
-            ) {
-                try await app.send(.post, "/v1/admin/tenants/\(tenant.id)/keys", key: app.adminKey, json: ["label": "a\u{0}b"])
-            }
-            await app.expectFieldErrorKnownToBeMissing(
-                "POST /v1/admin/tenants {\"max_running_jobs\": 9000000000} answers 500 internal_error",
-                field: "max_running_jobs"
-            ) {
-                try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "big", "max_running_jobs": 9_000_000_000])
-            }
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "a\u{0}b"]), 400, "invalid_request", fields: ["name"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/tenants/\(tenant.id)/keys", key: app.adminKey, json: ["label": "a\u{0}b"]), 400, "invalid_request", fields: ["label"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "big", "max_running_jobs": 9_000_000_000]), 400, "invalid_request", fields: ["max_running_jobs"])
         }
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// Hostile and careless input gets a 400 that names the field, checked in bytes as the database and
+/// the wire see them, never a 500 from PostgreSQL or a request line split by a header value.
+@Suite("Routes: input validation", .timeLimit(.minutes(2)))
+struct InputValidationRouteTests {
+    @Test func nulIsRefusedInEveryStringWithItsField() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let nul = "\u{0}"
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs/batch", key: tenant.key, json: ["jobs": [
+                    RouteFixture.download(), RouteFixture.download("http://127.0.0.1:9/\(nul)"),
+                ]]), 400, "invalid_request", fields: ["jobs.1.request.url"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                    RouteFixture.unreachable, ["callback": ["url": "http://h.example/\(nul)"]])),
+                400, "invalid_request", fields: ["callback.url"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/sessions", key: tenant.key, json: [
+                    "kind": "default", "configuration": ["proxy": "http://proxy.example:3128\(nul)"],
+                ]), 400, "invalid_request", fields: ["configuration.proxy"])
+            #expect(try await app.send(.get, "/v1/jobs", key: tenant.key).list("jobs").isEmpty, "nothing half-written")
+            // A backslash followed by the text u0000 is no NUL.
+            let literal = try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": #"a\u0000b"#])
+            #expect(literal.status == 201)
+            #expect(literal["name"] as? String == #"a\u0000b"#)
+        }
+    }
+
+    @Test func headerValuesAndMethodsAreCheckedInBytes() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            // "\r\n" is one Swift Character: a character-wise search for "\r" or "\n" misses it.
+            for value in ["a\r\nInjected: yes", "a\u{1}b", "a\u{7F}b", "a\nb"] {
+                app.expectProblem(
+                    try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                        RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "headers": ["X-Note": value]]])),
+                    400, "invalid_request", fields: ["request.headers.X-Note"])
+                app.expectProblem(
+                    try await app.send(.post, "/v1/sessions", key: tenant.key, json: [
+                        "kind": "default", "configuration": ["additional_headers": ["X-Note": value]],
+                    ]), 400, "invalid_request", fields: ["configuration.additional_headers.X-Note"])
+            }
+            let tab = try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "headers": ["X-Note": "a\tb"]]]))
+            #expect(tab.status == 201, "a tab is allowed in a field value (RFC 9110 §5.5)")
+            for method in ["GËT", "GE T", "GET\r\n", ""] {
+                app.expectProblem(
+                    try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                        RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "method": method]])),
+                    400, "invalid_request", fields: ["request.method"])
+            }
+            let token = try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "method": "M-SEARCH"]]))
+            #expect(token.status == 201, "any RFC 9110 token is a method")
+        }
+    }
+
+    @Test func lengthsCountCodePointsAsTheDatabaseDoes() async throws {
+        try await RouteFixture.with { app in
+            // 150 characters of two code points each: 300 for PostgreSQL's length(name) <= 200.
+            let name = String(repeating: "e\u{301}", count: 150)
+            #expect(name.count == 150)
+            app.expectProblem(
+                try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": name]),
+                400, "invalid_request", fields: ["name"])
+            let fits = try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": String(repeating: "e\u{301}", count: 100)])
+            #expect(fits.status == 201)
+        }
+    }
+}
