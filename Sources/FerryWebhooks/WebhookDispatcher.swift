@@ -122,6 +122,7 @@ public final class WebhookDispatcher: Service, Sendable {
         var status: Int?
         var retryAfter: String?
         var failure: String?
+        var failureCode: TransferError.Code?
         do {
             guard let url = URL(string: due.url) else { throw TransferError(.badURL, "the webhook URL cannot be parsed") }
             let body = try WebhookPayload(type: due.eventType, time: due.eventTime, job: due.job).encoded()
@@ -138,6 +139,7 @@ public final class WebhookDispatcher: Service, Sendable {
             status = response.statusCode
             retryAfter = response.headers["Retry-After"]
         } catch let error as TransferError {
+            failureCode = error.code
             failure = error.code == .tooManyRedirects ? "the receiver redirected; webhook redirects are not followed" : "\(error.code.rawValue): \(error.message)"
         } catch {
             failure = "\(error)"
@@ -146,6 +148,7 @@ public final class WebhookDispatcher: Service, Sendable {
         return WebhookDeliveryQueue.Outcome(
             startedAt: started, latencyMilliseconds: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
             responseStatus: status, error: failure,
-            next: WebhookRetryDecision.next(status: status, retryAfter: retryAfter, failuresBefore: due.failures, schedule: settings.schedule))
+            next: WebhookRetryDecision.next(
+                status: status, retryAfter: retryAfter, failuresBefore: due.failures, schedule: settings.schedule, failure: failureCode))
     }
 }

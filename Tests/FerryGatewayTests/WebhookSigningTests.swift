@@ -42,12 +42,22 @@ struct WebhookSigningTests {
         }
     }
 
-    @Test("2xx delivered, 410 gone, others retried with jitter until the schedule ends, Retry-After on 429 and 503 only")
+    @Test("2xx delivered, 410 gone, a forbidden destination ends at once, others retried with jitter until the schedule ends, Retry-After on 429 and 503 only")
     func decisions() {
         let schedule = WebhookRetrySchedule(delays: [.seconds(10), .seconds(100)])
         #expect(WebhookRetryDecision.next(status: 200, retryAfter: nil, failuresBefore: 5, schedule: schedule) == .delivered)
         #expect(WebhookRetryDecision.next(status: 299, retryAfter: nil, failuresBefore: 0, schedule: schedule) == .delivered)
         #expect(WebhookRetryDecision.next(status: 410, retryAfter: nil, failuresBefore: 0, schedule: schedule) == .failed(disablesEndpoint: true))
+        // The SSRF guard refuses the same address every time: no retry on the schedule.
+        #expect(
+            WebhookRetryDecision.next(status: nil, retryAfter: nil, failuresBefore: 0, schedule: schedule, failure: .destinationForbidden)
+                == .failed(disablesEndpoint: false))
+        #expect(
+            WebhookRetryDecision.next(status: nil, retryAfter: nil, failuresBefore: 0, schedule: schedule, failure: .badURL)
+                == .failed(disablesEndpoint: false))
+        if case .failed = WebhookRetryDecision.next(status: nil, retryAfter: nil, failuresBefore: 0, schedule: schedule, failure: .cannotConnectToHost) {
+            Issue.record("a refused connection may work later: it is retried")
+        }
         guard case .retry(let first) = WebhookRetryDecision.next(status: 500, retryAfter: nil, failuresBefore: 0, schedule: schedule) else {
             Issue.record("a 500 is retried")
             return

@@ -152,4 +152,26 @@ struct WebhookRouteTests {
             #expect(try await app.send(.get, "/v1/webhooks/endpoints", key: tenant.key).list("endpoints").isEmpty)
         }
     }
+
+    /// A callback the SSRF guard refuses fails at its first attempt, instead of being retried on the
+    /// whole schedule (days) for an address that stays forbidden.
+    @Test func aForbiddenCallbackEndsAtItsFirstAttempt() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let id = try await app.submit(tenant.key, RouteFixture.download(
+                RouteFixture.unreachable, ["callback": ["url": "http://127.0.0.1:9/hook"]]))
+            #expect(try await app.send(.post, "/v1/jobs/\(id)/cancel", key: tenant.key).status == 200)
+            var delivery: [String: Any] = [:]
+            for _ in 0..<300 {
+                delivery = try await app.send(.get, "/v1/webhooks/deliveries?job=\(id)", key: tenant.key).list("deliveries").first ?? [:]
+                if delivery["status"] as? String != "pending", delivery["status"] != nil { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(delivery["status"] as? String == "failed")
+            let attempts = delivery["attempts"] as? [[String: Any]] ?? []
+            #expect(attempts.count == 1)
+            #expect((attempts.first?["error"] as? String)?.hasPrefix("destination_forbidden") == true)
+            #expect(delivery["next_attempt_at"] == nil)
+        }
+    }
 }
