@@ -140,11 +140,16 @@ struct ProxyTests {
     }
 
     @Test("a proxy URL parses into a configuration")
-    func proxyURL() {
+    func proxyURL() throws {
         let proxy = SessionConfiguration.Proxy(url: "socks5h://user:p%40ss@127.0.0.1:1081")
         #expect(proxy == .init(kind: .socks5, host: "127.0.0.1", port: 1081, username: "user", password: "p@ss"))
         #expect(SessionConfiguration.Proxy(url: "127.0.0.1:3128")?.kind == .http)
         #expect(SessionConfiguration.Proxy(url: "ftp://127.0.0.1:21") == nil)
+        // An IPv6 literal: the bare address, bracketed once in the URL curl gets (SES-21).
+        let v6 = try #require(SessionConfiguration.Proxy(url: "http://[::1]:3128"))
+        #expect(v6.host == "::1")
+        #expect(CurlRequestOptions.proxyURL(v6) == "http://[::1]:3128")
+        #expect(SessionConfiguration.Proxy(url: "socks5://[fd00::2]").map(CurlRequestOptions.proxyURL) == "socks5h://[fd00::2]:1080")
     }
 
     @Test("a SOCKS5 proxy with username and password carries the connection")

@@ -152,15 +152,19 @@ enum CurlRequestOptions {
         }
     }
 
+    /// The proxy as curl takes it; an IPv6 literal in brackets. Credentials go in their own options.
+    static func proxyURL(_ proxy: SessionConfiguration.Proxy) -> String {
+        let host = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
+        return "\(proxy.kind == .http ? "http" : "socks5h")://\(host):\(proxy.port)"
+    }
+
     private static func applyProxy(to easy: EasyHandle, configuration: SessionConfiguration) throws(TransferError) {
         guard let proxy = configuration.proxy else {
             // An empty proxy also turns off the http_proxy environment variables.
             try easy.set(CURLOPT_PROXY, string: "", "CURLOPT_PROXY")
             return
         }
-        let host = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
-        let scheme = proxy.kind == .http ? "http" : "socks5h"
-        try easy.set(CURLOPT_PROXY, string: "\(scheme)://\(host):\(proxy.port)", "CURLOPT_PROXY")
+        try easy.set(CURLOPT_PROXY, string: proxyURL(proxy), "CURLOPT_PROXY")
         if let username = proxy.username {
             try easy.set(CURLOPT_PROXYUSERNAME, string: username, "CURLOPT_PROXYUSERNAME")
             try easy.set(CURLOPT_PROXYPASSWORD, string: proxy.password ?? "", "CURLOPT_PROXYPASSWORD")

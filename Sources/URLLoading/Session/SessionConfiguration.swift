@@ -55,7 +55,9 @@ public struct SessionConfiguration: Sendable, Equatable {
             case "socks5", "socks5h": kind = .socks5
             default: return nil
             }
-            self.host = host
+            // URLComponents keeps an IPv6 literal's brackets; `host` is the bare address, and the
+            // curl side brackets it again when it writes the proxy URL.
+            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
             self.port = components.port ?? 1080
             username = components.user?.removingPercentEncoding
             password = components.password?.removingPercentEncoding
