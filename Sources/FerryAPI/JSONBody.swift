@@ -12,6 +12,7 @@ enum JSONBody {
         let bytes = Array(buffer.readableBytesView)
         if bytes.isEmpty { throw Problem.invalid([.init(field: "body", message: "a JSON object is required")]) }
         try refuseNul(bytes)
+        try refuseUnknownFields(bytes, request: request, context: context)
         do {
             return (try JSONDecoder().decode(Value.self, from: Data(bytes)), bytes)
         } catch let error as DecodingError {
@@ -25,12 +26,19 @@ enum JSONBody {
     ) async throws -> Value? {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { return nil }
-        try refuseNul(Array(buffer.readableBytesView))
+        let bytes = Array(buffer.readableBytesView)
+        try refuseNul(bytes)
+        try refuseUnknownFields(bytes, request: request, context: context)
         do {
             return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw Problem.invalid([fieldError(error)])
         }
+    }
+
+    private static func refuseUnknownFields(_ bytes: [UInt8], request: Request, context: GatewayRequestContext) throws {
+        let errors = RequestFields.unknownFields(in: bytes, operation: "\(request.method.rawValue) \(context.endpointPath ?? "")")
+        if !errors.isEmpty { throw Problem.invalid(errors) }
     }
 
     private static func refuseNul(_ bytes: [UInt8]) throws {

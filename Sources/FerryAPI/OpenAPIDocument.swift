@@ -1,6 +1,7 @@
 import FerryModel
 
-/// The OpenAPI 3.1 document of every route `GatewayApplication` serves, as `GET /openapi.json` sends it.
+/// The OpenAPI 3.1 document of every route `APIRouter` serves, as `GET /openapi.json` sends it, and what
+/// `RequestFields` checks request bodies against (a field it does not name is refused).
 ///
 /// Held as text in the binary so ferryd serves it from any working directory. Keep it in step with the
 /// routes: the end-to-end tests check every reply they get against it, and that every route in the
@@ -3421,6 +3422,10 @@ enum OpenAPIDocument {
               },
               "cache_policy": {
                 "$ref": "#/components/schemas/CachePolicy",
+                "description": "The default of the session's jobs."
+              },
+              "decisions": {
+                "$ref": "#/components/schemas/DecisionPolicy",
                 "description": "The default of the session's jobs."
               }
             }
