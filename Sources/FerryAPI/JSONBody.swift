@@ -16,7 +16,7 @@ enum JSONBody {
         do {
             return (try JSONDecoder().decode(Value.self, from: Data(bytes)), bytes)
         } catch let error as DecodingError {
-            throw Problem.invalid([fieldError(error)])
+            throw Problem.invalid(fieldErrors(error, bytes: bytes, request: request, context: context))
         }
     }
 
@@ -30,9 +30,9 @@ enum JSONBody {
         try refuseNul(bytes)
         try refuseUnknownFields(bytes, request: request, context: context)
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch let error as DecodingError {
-            throw Problem.invalid([fieldError(error)])
+            throw Problem.invalid(fieldErrors(error, bytes: bytes, request: request, context: context))
         }
     }
 
@@ -44,6 +44,18 @@ enum JSONBody {
     private static func refuseNul(_ bytes: [UInt8]) throws {
         let errors = JSONNulCheck.fieldErrors(in: bytes)
         if !errors.isEmpty { throw Problem.invalid(errors) }
+    }
+
+    /// A decoding error as field errors. A number that does not fit an integer field comes from
+    /// Foundation as "not valid JSON" with no path: the schema finds the field.
+    private static func fieldErrors(
+        _ error: DecodingError, bytes: [UInt8], request: Request, context: GatewayRequestContext
+    ) -> [Problem.FieldError] {
+        if case .dataCorrupted(let detail) = error, detail.codingPath.isEmpty {
+            let fields = RequestFields.nonIntegers(in: bytes, operation: "\(request.method.rawValue) \(context.endpointPath ?? "")")
+            if !fields.isEmpty { return fields }
+        }
+        return [fieldError(error)]
     }
 
     static func fieldError(_ error: DecodingError) -> Problem.FieldError {

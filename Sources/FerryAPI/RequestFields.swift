@@ -16,12 +16,15 @@ enum RequestFields {
         let closed: Bool
         let additional: Node?
         let items: Node?
+        /// `"type": "integer"`.
+        let integer: Bool
 
-        init(properties: [String: Node] = [:], closed: Bool = false, additional: Node? = nil, items: Node? = nil) {
+        init(properties: [String: Node] = [:], closed: Bool = false, additional: Node? = nil, items: Node? = nil, integer: Bool = false) {
             self.properties = properties
             self.closed = closed
             self.additional = additional
             self.items = items
+            self.integer = integer
         }
 
         /// From a schema whose `$ref`s are resolved.
@@ -41,7 +44,7 @@ enum RequestFields {
             self.init(
                 properties: properties.mapValues { Node($0) }, closed: closed,
                 additional: (schema["additionalProperties"] as? [String: Any]).map { Node($0) },
-                items: schema["items"].map { Node($0) })
+                items: schema["items"].map { Node($0) }, integer: schema["type"] as? String == "integer")
         }
     }
 
@@ -71,6 +74,31 @@ enum RequestFields {
         var unknown: [String] = []
         check(value, against: schema, path: [], unknown: &unknown)
         return unknown.map { FieldError(field: $0, message: "is not a field of this request; see the API's documentation") }
+    }
+
+    /// The fields where the schema of `operation` wants an integer and `bytes` has a number with a
+    /// fraction or beyond 64 bits: Foundation's decoder reports those without saying where.
+    static func nonIntegers(in bytes: [UInt8], operation: String) -> [FieldError] {
+        guard let schema = bodies[operation],
+              let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        else { return [] }
+        var found: [String] = []
+        findNonIntegers(value, against: schema, path: [], found: &found)
+        return found.map { FieldError(field: $0.isEmpty ? "body" : $0, message: "must be an integer") }
+    }
+
+    private static func findNonIntegers(_ value: Any, against schema: Node, path: [String], found: inout [String]) {
+        if let object = value as? [String: Any] {
+            for (key, member) in object.sorted(by: { $0.key < $1.key }) {
+                guard let property = schema.properties[key] ?? schema.additional else { continue }
+                findNonIntegers(member, against: property, path: path + [key], found: &found)
+            }
+        } else if let array = value as? [Any], let items = schema.items {
+            for (index, element) in array.enumerated() { findNonIntegers(element, against: items, path: path + [String(index)], found: &found) }
+        } else if schema.integer, let number = value as? NSNumber, !(value is Bool) {
+            let double = number.doubleValue
+            if double.rounded() != double || abs(double) >= 9.2e18 { found.append(path.joined(separator: ".")) }
+        }
     }
 
     private static func check(_ value: Any, against schema: Node, path: [String], unknown: inout [String]) {

@@ -58,16 +58,6 @@ extension RouteFixture {
         (try await createTenant(sourceLocation: sourceLocation), try await createTenant(sourceLocation: sourceLocation))
     }
 
-    /// A request that should be a 400 naming `field` but is not yet: the route's answer is recorded
-    /// as a known issue (`issue` says which), and the test fails once the route answers as it should.
-    func expectFieldErrorKnownToBeMissing(
-        _ issue: Comment, field: String, _ request: () async throws -> GatewayClient.Reply, sourceLocation: SourceLocation = #_sourceLocation
-    ) async {
-        await withKnownIssue(issue, sourceLocation: sourceLocation) {
-            expectProblem(try await request(), 400, "invalid_request", fields: [field], sourceLocation: sourceLocation)
-        }
-    }
-
     /// Runs one SQL statement on the fixture's database; returns the first column of the first row as text.
     @discardableResult
     func sql(_ statement: String) async throws -> String? {
