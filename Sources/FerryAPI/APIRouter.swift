@@ -49,8 +49,9 @@ package enum APIRouter {
 
     package static func build(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
+        let allowed = AllowedMethods()
         router.add(middleware: LatencyMiddleware(metrics: dependencies.metrics))
-        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: ProblemMiddleware(allowed: allowed))
         HealthRoutes(database: dependencies.database).add(to: router)
         MetricsRoutes(metrics: dependencies.metrics, database: dependencies.database).add(to: router)
         OpenAPIRoute().add(to: router)
@@ -74,6 +75,7 @@ package enum APIRouter {
         TenantRoutes(keys: dependencies.keys).add(to: admin)
         jobRoutes.addAdminRoutes(to: admin)
         webhookRoutes.addAdminRoutes(to: admin)
+        allowed.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }
 }

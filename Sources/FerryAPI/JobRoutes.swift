@@ -40,7 +40,7 @@ struct JobRoutes {
             }
         }
         addReadsAndControls(to: group, scope: { .tenant(try $0.requireTenant()) }, showTenant: false)
-        group.get("/jobs/{id}/content") { request, context in
+        @Sendable func content(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
             guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id)") }
@@ -49,6 +49,9 @@ struct JobRoutes {
             }
             return try await FileContent.response(path: path, result: result, request: request, context: context)
         }
+        group.get("/jobs/{id}/content") { request, context in try await content(request, context) }
+        // The same headers (size, ETag, type) without the body: a client checks before it downloads.
+        group.head("/jobs/{id}/content") { request, context in try await content(request, context).createHeadResponse() }
         group.delete("/jobs/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")

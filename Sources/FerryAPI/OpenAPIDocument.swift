@@ -13,7 +13,7 @@ enum OpenAPIDocument {
   "info": {
     "title": "Ferry transfer gateway",
     "version": "1",
-    "description": "ferryd: tenants submit download, upload and data jobs that the gateway's workers run; the admin manages tenants and their API keys. Every error is an RFC 9457 problem details document (application/problem+json) with a stable `code`. Ids are lower-case UUIDs; timestamps are RFC 3339 (ISO 8601) strings in UTC with fractional seconds. Optional fields are left out when they have no value, never null."
+    "description": "ferryd: tenants submit download, upload and data jobs that the gateway's workers run; the admin manages tenants and their API keys. Every error is an RFC 9457 problem details document (application/problem+json) with a stable `code`. Ids are lower-case UUIDs; timestamps are RFC 3339 (ISO 8601) strings in UTC with fractional seconds. Optional fields are left out when they have no value, never null. A path the API has, asked with a method it does not take, answers 405 `method_not_allowed` with `Allow`."
   },
   "servers": [
     {
@@ -611,6 +611,133 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "string",
                   "contentMediaType": "application/octet-stream"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "The job has not succeeded, so it has no content (`job_content_unavailable`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "410": {
+            "description": "The content file is gone (`content_missing`).",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "416": {
+            "description": "The range lies outside the content (`range_not_satisfiable`).",
+            "headers": {
+              "Content-Range": {
+                "required": true,
+                "description": "`bytes */{size}`",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      },
+      "head": {
+        "operationId": "headJobContent",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "A succeeded job's content headers (size, ETag, type) without the body",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Range"
+          },
+          {
+            "$ref": "#/components/parameters/IfRange"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The whole content, with the type the origin gave it (else application/octet-stream).",
+            "headers": {
+              "Accept-Ranges": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "bytes"
+                  ]
+                }
+              },
+              "ETag": {
+                "required": true,
+                "description": "The content's SHA-256 in quotes.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Length": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "206": {
+            "description": "The requested range (a single range; several ranges get the whole content).",
+            "headers": {
+              "Accept-Ranges": {
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "bytes"
+                  ]
+                }
+              },
+              "ETag": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Range": {
+                "required": true,
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Content-Length": {
+                "required": true,
+                "schema": {
+                  "type": "string"
                 }
               }
             }

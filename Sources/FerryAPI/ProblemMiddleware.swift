@@ -7,6 +7,9 @@ import Logging
 /// method not allowed) keep their status with a code of ours; anything unexpected becomes a 500 whose
 /// detail says nothing about internals, with the error logged under the request's id.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Filled once every route is added: a path the API has, with a method it does not, is a 405.
+    let allowed: AllowedMethods
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -15,6 +18,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as GatewayError {
             throw Problem(error)
         } catch let error as HTTPError {
+            let methods = error.status == .notFound && error.body == nil ? allowed.methods(for: request.uri.path) : []
+            if !methods.isEmpty {
+                throw Problem(
+                    .methodNotAllowed, code: "method_not_allowed",
+                    "\(request.uri.path) takes \(methods.joined(separator: ", ")), not \(request.method.rawValue)",
+                    headers: [.allow: methods.joined(separator: ", ")])
+            }
             throw Self.problem(status: error.status, detail: error.body, headers: error.headers)
         } catch let error as any HTTPResponseError {
             throw Self.problem(status: error.status, detail: nil, headers: [:])

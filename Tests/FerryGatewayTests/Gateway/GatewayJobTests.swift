@@ -29,6 +29,12 @@ struct GatewayJobTests {
             let content = try await client.get("/v1/jobs/\(id)/content")
             #expect(content.status == 200)
             #expect(Array(content.body) == OriginServer.patternBytes(count: 300_000))
+            // HEAD: the same headers, no body.
+            let head = try await client.send("HEAD", "/v1/jobs/\(id)/content")
+            #expect(head.status == 200)
+            #expect(head.headers["Content-Length"] == "300000")
+            #expect(head.headers["ETag"] == content.headers["ETag"])
+            #expect(head.body.isEmpty)
             let part = try await client.get("/v1/jobs/\(id)/content", headers: ["Range": "bytes=1000-1999"])
             #expect(part.status == 206)
             #expect(part.headers["Content-Range"] == "bytes 1000-1999/300000")

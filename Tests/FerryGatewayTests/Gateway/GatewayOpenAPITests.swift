@@ -106,7 +106,7 @@ struct GatewayOpenAPITests {
             ])
             #expect(noBlob.code == "blob_not_found")
             #expect(try await client.get("/v1/nothing").status == 404)
-            #expect(try await client.send("PATCH", "/v1/jobs").status == 404)
+            #expect(try await client.send("PATCH", "/v1/jobs").status == 405)
             #expect(try await client.with(key: nil).get("/readyz").status == 200)
         }
     }

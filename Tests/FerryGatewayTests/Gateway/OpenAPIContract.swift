@@ -10,6 +10,9 @@ import URLLoading
 struct OpenAPIContract: Sendable {
     let document: JSONValue
 
+    /// The operations a path item may have.
+    static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
     init(document: JSONValue) {
         self.document = document
     }
@@ -85,6 +88,19 @@ struct OpenAPIContract: Sendable {
         }
         let mediaType = headers["Content-Type"].map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
 
+        if let (template, item) = pathItem(for: path), item[method.lowercased()] == nil {
+            // A documented path with another method: 405, a problem, and Allow naming the documented methods.
+            let documented = Self.methods.filter { item[$0] != nil }.map { $0.uppercased() }.sorted()
+            guard status == 405 else { return ["\(method) \(template) is no documented operation, yet it answered \(status), not 405"] }
+            var found: [String] = []
+            if headers["Allow"] != documented.joined(separator: ", ") {
+                found.append("Allow is \(headers["Allow"] ?? "missing"), not the documented \(documented.joined(separator: ", "))")
+            }
+            guard mediaType == "application/problem+json", let problem = try? JSONValue.parse(body) else {
+                return found + ["a 405 is not application/problem+json"]
+            }
+            return found + validator.errors(problem, against: .object(["$ref": .string("#/components/schemas/Problem")]))
+        }
         guard let (template, item) = pathItem(for: path), let operation = item[method.lowercased()] else {
             // Not a route: the router's 404, as a problem.
             guard status == 404 else { return ["\(method) \(path) is no documented operation, yet it answered \(status)"] }
