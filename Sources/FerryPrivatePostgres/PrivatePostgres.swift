@@ -124,7 +124,7 @@ public actor PrivatePostgres {
         defer { startStop.release() }
         self.session = nil
         session.usage.release()
-        guard let lastUser = try PrivatePostgresFileLock.tryAcquire(layout.usersLockFile, mode: .exclusive) else {
+        guard let lastUser = try await Self.lastUserLock(layout.usersLockFile) else {
             logger.info("leaving the private PostgreSQL server running: another ferryd process uses it",
                         metadata: ["cluster": "\(layout.clusterDirectory)"])
             return
@@ -135,6 +135,19 @@ public actor PrivatePostgres {
             try Self.checkStopped(outcome, of: stopping, layout: layout)
         }
         logger.info("stopped the private PostgreSQL server", metadata: ["cluster": "\(layout.clusterDirectory)"])
+    }
+
+    /// The exclusive lock on the users file, or nil when another ferryd holds its shared one.
+    ///
+    /// Tried for a moment rather than once: a process this one is spawning (on any thread) holds a
+    /// copy of every descriptor between its fork and its exec, close-on-exec ones included, and with
+    /// it our released shared lock; that lasts milliseconds, another ferryd's use lasts its lifetime.
+    private static func lastUserLock(_ path: String) async throws -> PrivatePostgresFileLock? {
+        do {
+            return try await PrivatePostgresFileLock.acquire(path, mode: .exclusive, timeout: .seconds(1), waitingFor: path)
+        } catch PrivatePostgresError.timedOut {
+            return nil
+        }
     }
 
     /// Stops the server running from `dataDirectory`'s cluster now, whoever uses it, blocking the
