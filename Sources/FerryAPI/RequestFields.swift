@@ -65,12 +65,18 @@ enum RequestFields {
         return bodies
     }()
 
+    /// The parsed body and its operation's schema; nil without a documented body or valid JSON.
+    private static func body(_ bytes: [UInt8], _ operation: String) -> (Any, Node)? {
+        guard let schema = bodies[operation],
+              let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        else { return nil }
+        return (value, schema)
+    }
+
     /// The field errors for every field `bytes` has that the schema of `operation` ("POST /v1/jobs")
     /// does not name; empty when the operation has no documented body or the body is not JSON.
     static func unknownFields(in bytes: [UInt8], operation: String) -> [FieldError] {
-        guard let schema = bodies[operation],
-              let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        else { return [] }
+        guard let (value, schema) = body(bytes, operation) else { return [] }
         var unknown: [String] = []
         check(value, against: schema, path: [], unknown: &unknown)
         return unknown.map { FieldError(field: $0, message: "is not a field of this request; see the API's documentation") }
@@ -79,9 +85,7 @@ enum RequestFields {
     /// The fields where the schema of `operation` wants an integer and `bytes` has a number with a
     /// fraction or beyond 64 bits: Foundation's decoder reports those without saying where.
     static func nonIntegers(in bytes: [UInt8], operation: String) -> [FieldError] {
-        guard let schema = bodies[operation],
-              let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        else { return [] }
+        guard let (value, schema) = body(bytes, operation) else { return [] }
         var found: [String] = []
         findNonIntegers(value, against: schema, path: [], found: &found)
         return found.map { FieldError(field: $0.isEmpty ? "body" : $0, message: "must be an integer") }
