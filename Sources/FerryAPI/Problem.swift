@@ -34,6 +34,7 @@ public struct Problem: HTTPResponseError, Equatable {
         case .conflict: .conflict
         case .limit: .tooManyRequests
         case .invalid: .badRequest
+        case .unavailable: .serviceUnavailable
         }
         var headers: HTTPFields = [:]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(seconds) }

@@ -22,9 +22,10 @@ struct JobEndWriterTests {
                        '{"follow_redirects": true, "max_redirects": 10}'::jsonb, 3
                 FROM generate_series(1, 120) g
                 """, on: connection)
-            let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
+            let client = DatabasePool(
+                clientConfiguration: database.clientConfiguration, probeConfiguration: database.connectionConfiguration, logger: logger)
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await client.run() }
+                group.addTask { try await client.run() }
                 defer { group.cancelAll() }
                 let queue = JobQueue(client: client, logger: logger, defaultMaxRunningJobs: 200)
                 let claims = try await queue.claim(owner: "worker-a", limit: 120, leaseSeconds: 60)

@@ -63,13 +63,7 @@ struct JobRunner: Sendable {
             logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
         guard let completion else { return }
-        do {
-            let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
-            if !written { logger.warning("job's lease was lost before its end was written", metadata: ["job": "\(job.id)"]) }
-        } catch {
-            // The lease will expire and another attempt will run: nothing is lost, only time.
-            logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
-        }
+        await recordEnd(completion)
     }
 
     struct AttemptFailure: Error {
@@ -261,8 +255,11 @@ struct JobRunner: Sendable {
                 answer = try await queue.heartbeat(
                     job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
             } catch {
-                // The database is briefly away: keep transferring; the lease has time to spare.
-                logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                // The database is away: keep transferring; the lease is not taken back until its
+                // worker had time to renew it after the database's return (`WorkerPool`).
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                }
                 continue
             }
             switch answer {

@@ -92,6 +92,8 @@ public final class WorkerPool: Service, Sendable {
             if free > 0 {
                 do {
                     claims = try await queue.claim(owner: owner, limit: free, leaseSeconds: settings.leaseSeconds)
+                } catch where DatabaseOutage.describes(error) {
+                    // Said once by the pool; the loop polls on until it is back.
                 } catch {
                     logger.warning("claiming jobs failed", metadata: ["error": "\(error)"])
                 }
@@ -138,8 +140,15 @@ public final class WorkerPool: Service, Sendable {
     private func takeBackExpiredLeases() async {
         let interval = Duration.milliseconds(max(500, settings.leaseSeconds * 1000 / 2))
         while !Task.isCancelled {
+            // After an outage, the leases of every worker (this process's and others') ran out while
+            // none could renew them: give them one lease to renew before any is taken back.
+            guard queue.client.hasBeenAvailable(for: .seconds(settings.leaseSeconds)) else {
+                try? await Task.sleep(for: interval)
+                continue
+            }
             do {
-                let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
+                let taken = try await queue.takeBackExpiredLeases(
+                    owner: owner, running: runningJobs.withLock { Array($0) }, leaseSeconds: settings.leaseSeconds)
                 if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
                 let overdue = try await queue.failOverdueDecisions()
                 for case let file? in overdue { unlink(file) }

@@ -6,10 +6,10 @@ import PostgresNIO
 /// `blobs`: bodies stored for later upload jobs. The file is written first (`GatewayFiles.blob`), the
 /// row only once the file is complete, so a broken upload leaves no row.
 package struct BlobStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -6,7 +6,7 @@ import PostgresNIO
 /// The dispatchers' side of `webhook_deliveries`: claiming due deliveries (`FOR UPDATE SKIP LOCKED`,
 /// so dispatchers in any number of ferryd processes share them) and writing each attempt's outcome.
 package struct WebhookDeliveryQueue: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
     /// A claimed delivery with everything its request needs.
@@ -148,7 +148,7 @@ package struct WebhookDeliveryQueue: Sendable {
             """, logger: logger)
     }
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

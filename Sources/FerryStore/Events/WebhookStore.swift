@@ -7,10 +7,10 @@ import PostgresNIO
 /// Every read and change a tenant's request makes names the tenant, so another tenant's rows are
 /// simply not found.
 public struct WebhookStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -7,14 +7,14 @@ import PostgresNIO
 /// The API's side of `jobs`: submitting, reading, listing, and the operator's controls. Every query
 /// that a tenant's request makes names the tenant, so another tenant's job is simply not found.
 public struct JobStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
     /// Queued-job limit for tenants without their own (`tenants.max_queued_jobs`).
     package let defaultMaxQueuedJobs: Int
     package let wakeup: QueueWakeup
     private let queueRoom = QueueRoomEstimates()
 
-    public init(client: PostgresClient, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
+    public init(client: DatabasePool, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
         self.client = client
         self.logger = logger
         self.defaultMaxQueuedJobs = defaultMaxQueuedJobs

@@ -7,10 +7,10 @@ import URLLoading
 /// session, name, domain and path. Cookie values are credentials: they are read and written here and
 /// shown to the session's own tenant, never logged.
 public struct SessionCookieStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// A tenant's gateway sessions (`sessions`): create, read, list, invalidate.
 public struct SessionStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }
