@@ -93,7 +93,7 @@ public final class WorkerPool: Service, Sendable {
                 do {
                     claims = try await queue.claim(owner: owner, limit: free, leaseSeconds: settings.leaseSeconds)
                 } catch where DatabaseOutage.describes(error) {
-                    // Said once by the pool; the loop polls on until it is back.
+                    // Reported once, by the pool; the loop polls on until the database is back.
                 } catch {
                     logger.warning("claiming jobs failed", metadata: ["error": "\(error)"])
                 }
@@ -131,7 +131,10 @@ public final class WorkerPool: Service, Sendable {
                 try await queue.listenForWork { self.doorbell.ring() }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+                // An outage is reported once, by the pool.
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+                }
             }
             try? await Task.sleep(for: .seconds(1))
         }
@@ -155,7 +158,9 @@ public final class WorkerPool: Service, Sendable {
                 if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+                }
             }
             try? await Task.sleep(for: interval)
         }

@@ -102,7 +102,7 @@ struct GatewayDatabaseOutageTests {
                             #expect(try await database.text("SELECT string_agg(outcome, ',' ORDER BY attempt) FROM job_attempts WHERE job_id = '\(id)'") == "succeeded")
                             #expect(try await database.text("SELECT count(*) FROM job_events WHERE job_id = '\(id)' AND type = 'job.succeeded'") == "1")
                         }
-                        let fetched = origin.requests.filter { $0.path.hasPrefix("/bytes/") && $0.path.contains("pace_ms") }
+                        let fetched = origin.requests.filter { request in sizes.contains { request.path == "/bytes/\($0)" } }
                         #expect(fetched.count == downloads.count, "each download was fetched once: \(fetched.map(\.path))")
                     } catch {
                         print("second ferryd log:\n\(second.log)")
