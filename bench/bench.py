@@ -5,7 +5,7 @@ Standard library only. `bench/run` starts and stops nginx; this file does the re
   bench.py prepare --work DIR --size-mb N --scenarios P1,P2
   bench.py measure --work DIR --port P --ferry BIN --scenarios P1,P2 --runs N --size-mb N
 The gateway scenarios (P3, P4, P6: ferryd) live in gateway.py and need --ferryd (and
---minimal-route for P4, --nginx-dir for P6's access log).
+--minimal-route for P4, --nginx-dir for P6's access log); P5 (memory) lives in memory.py.
 
 We time with our own loop instead of hyperfine so that the tools can alternate run by run
 (a slow drift of the machine then hits every tool alike) and so that every run is checked.
@@ -24,14 +24,15 @@ import time
 import urllib.request
 
 import gateway
+import memory
 
 SMALL_COUNT = 2000
 SMALL_SIZE = 64 * 1024
 PARALLEL = 50
 TARGETS = {"P1": 1.05, "P2": 1.20}  # ferry/curl, from the issue
-SCENARIOS = ("P1", "P2", "P3", "P4", "P6")
+SCENARIOS = ("P1", "P2", "P3", "P4", "P5", "P6")
 # Timed runs per scenario when BENCH_RUNS is not given. P6 is one long run with five kills.
-DEFAULT_RUNS = {"P1": 5, "P2": 5, "P3": 3, "P4": 2, "P6": 1}
+DEFAULT_RUNS = {"P1": 5, "P2": 5, "P3": 3, "P4": 2, "P5": 1, "P6": 1}
 P3_TARGET = 1.0          # ferryd / aria2c, time until all 2,000 jobs succeeded
 P4_TARGET_RATIO = 0.5    # ferryd's req/s at least half the minimal route's
 P4_TARGET_P99_MS = 10.0
@@ -56,6 +57,8 @@ def prepare(work, size_mb, scenarios):
         prepare_big(www, size_mb)
     if {"P2", "P3", "P4"} & set(scenarios):
         prepare_small(small)
+    if "P5" in scenarios:
+        memory.prepare(www)
 
 
 def prepare_big(www, size_mb):
@@ -265,7 +268,7 @@ def report(results, args):
     ]
     if {"P1", "P2"} & set(results):
         lines.append(f"ferry : {args.ferry}")
-    if {"P3", "P4", "P6"} & set(results):
+    if {"P3", "P4", "P5", "P6"} & set(results):
         lines.append(f"ferryd: {args.ferryd}")
     lines += [
         f"curl  : {version(['curl', '--version'])}",
@@ -316,6 +319,8 @@ def report(results, args):
             lines.append(f"{label} {statistics.median(rps):12.0f} {min(rps):9.0f} {max(rps):9.0f} "
                          f"{statistics.median(p99):16.2f} {max(p99):8.2f}")
         lines.append("")
+    if "P5" in results:
+        lines += memory.report(results["P5"])
     if "P6" in results:
         res = results["P6"]
         lines.append(f"P6 1 x {res.get('size', 0) / 2**20:.0f} MiB job, {gateway.P6_KILLS} x kill -9 of "
@@ -354,6 +359,8 @@ def report(results, args):
                 verdict = "PASS" if p99 < P4_TARGET_P99_MS else "MISS"
                 note = "" if worst < P4_TARGET_P99_MS else f" (worst run {worst:.2f})"
                 lines.append(f"{'P4 ferryd p99 ms (median)':<30} {p99:7.2f}   {'< 10':<9} {verdict}{note}")
+        elif name == "P5":
+            lines += memory.ratio_lines(results["P5"], ratio_line)
         elif name == "P6":
             runs = results["P6"]["runs"]
             if not runs:
@@ -390,6 +397,8 @@ def measure(args):
         elif name == "P4":
             small_url = small_urls(args.port)[0]
             results[name] = gateway.p4(args, small_url, runs, args.p4_seconds)
+        elif name == "P5":
+            results[name] = memory.p5(args)
         elif name == "P6":
             results[name] = gateway.p6(args, os.path.join(args.work, "www", "big.bin"), runs)
     text = report(results, args)

@@ -25,6 +25,8 @@ package enum APIRouter {
         package var metrics: GatewayMetrics
         /// Seals the credentials of decision answers; without it, answers with a credential are refused.
         package var decisionCredentials: DecisionCredentials?
+        /// Event streams each tenant may hold open at once.
+        package var eventStreams = EventStreamLimit()
 
         package init(
             keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
@@ -67,7 +69,7 @@ package enum APIRouter {
         CredentialRoutes(credentials: dependencies.credentials).add(to: v1)
         SessionRoutes(sessions: dependencies.sessions).add(to: v1)
         SessionCookieRoutes(sessions: dependencies.sessions, cookies: dependencies.cookies).add(to: v1)
-        EventRoutes(store: dependencies.events, feed: dependencies.eventFeed).add(to: v1)
+        EventRoutes(store: dependencies.events, feed: dependencies.eventFeed, limit: dependencies.eventStreams).add(to: v1)
         let webhookRoutes = WebhookRoutes(store: dependencies.webhooks, urlPolicy: OutboundURLPolicy())
         webhookRoutes.addTenantRoutes(to: v1)
 

@@ -65,8 +65,8 @@ struct DecisionAnswerSubmission: Decodable {
             problem("credential", "only a use_credential answer carries a credential")
         }
         if disposition == .change {
-            if let text = url, let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") {
-                if let refusal = urlPolicy.check(parsed) { problem("url", refusal.description) } else { answer.url = text }
+            if let text = url {
+                if let message = SubmittedURL.problem(text, policy: urlPolicy, webOnly: true) { problem("url", message) } else { answer.url = text }
             } else {
                 problem("url", "change needs the http or https URL to go to instead")
             }

@@ -4,29 +4,41 @@ import HTTPTypes
 import Hummingbird
 
 /// `GET /v1/jobs/{id}/events` and `GET /v1/events`: a tenant's job events as Server-Sent Events
-/// (see `JobEventStream`). Another tenant's job is a 404, like everywhere else.
+/// (see `JobEventStream`). Another tenant's job is a 404, like everywhere else; a tenant with
+/// `limit.perTenant` streams open gets 429 `too_many_streams`.
 struct EventRoutes {
     let store: JobEventStore
     let feed: JobEventFeed
+    let limit: EventStreamLimit
 
     func add(to group: RouterGroup<GatewayRequestContext>) {
         group.get("/jobs/{id}/events") { request, context -> Response in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
             guard try await store.current(job: id, tenant: tenant) != nil else { throw Problem.notFound("job \(id)") }
-            return response(JobEventStream(store: store, feed: feed, tenant: tenant, job: id, lastEventID: try Self.lastEventID(request)))
+            return try response(JobEventStream(store: store, feed: feed, tenant: tenant, job: id, lastEventID: try Self.lastEventID(request)))
         }
         group.get("/events") { request, context -> Response in
             let tenant = try context.requireTenant()
-            return response(JobEventStream(store: store, feed: feed, tenant: tenant, job: nil, lastEventID: try Self.lastEventID(request)))
+            return try response(JobEventStream(store: store, feed: feed, tenant: tenant, job: nil, lastEventID: try Self.lastEventID(request)))
         }
     }
 
-    private func response(_ stream: JobEventStream) -> Response {
-        Response(
+    /// The stream's response, its place taken now and held by the body until the response is gone.
+    private func response(_ stream: JobEventStream) throws -> Response {
+        guard let place = limit.take(stream.tenant) else {
+            throw Problem(
+                .tooManyRequests, code: "too_many_streams",
+                "this tenant has \(limit.perTenant) event streams open on this server, the most it may; close one first",
+                headers: [.retryAfter: "5"])
+        }
+        return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-            body: ResponseBody { writer in try await stream.run(&writer) })
+            body: ResponseBody { writer in
+                _ = place  // held by the body, so given back when the response is gone
+                try await stream.run(&writer)
+            })
     }
 
     /// The `Last-Event-ID` a reconnecting client sends: an id this API gave out.

@@ -107,13 +107,14 @@ struct JobEventStream: Sendable {
     private func sendNewEvents(_ writer: inout any ResponseBodyWriter, cursor: inout EventCursor) async throws -> Progress {
         var after = cursor.floor
         while true {
-            let batch = 500
-            let events = try await store.events(tenant: tenant, job: job, after: after, limit: batch)
-            for event in events where cursor.accept(event.id) {
+            // A page at a time, bounded in bytes: the memory a stream holds does not grow with the
+            // size of the jobs it replays.
+            let page = try await store.events(tenant: tenant, job: job, after: after)
+            for event in page.events where cursor.accept(event.id) {
                 try await writer.write(ByteBuffer(string: try Self.stateFrame(id: event.id, job: event.job)))
                 if job != nil, event.job.state.isTerminal { return .ended }
             }
-            guard events.count == batch, let last = events.last else { break }
+            guard page.hasMore, let last = page.events.last else { break }
             after = last.id
         }
         cursor.forgetOldGaps()

@@ -81,6 +81,9 @@ struct JobSubmission: Decodable {
     static let maximumRedirects = 20
     static let maximumHeaders = 64
     static let maximumHeaderValueLength = 8192
+    /// All names and values of a job's (or a session's) headers together, in bytes: what a server
+    /// accepts as a whole request head is commonly 8 to 64 KiB.
+    static let maximumHeaderBytes = 65536
 
     /// Header fields a job may not set: they describe the connection, which is the engine's, or would
     /// let a job speak for the gateway (RFC 9110 §7.6.1 hop-by-hop fields, Host, framing).
@@ -115,6 +118,12 @@ struct JobSubmission: Decodable {
         return nil
     }
 
+    /// Why a set of headers is too big together, or nil.
+    static func headerBytesProblem(_ headers: [String: String]) -> String? {
+        let bytes = headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        return bytes > maximumHeaderBytes ? "names and values together are longer than \(maximumHeaderBytes) bytes" : nil
+    }
+
     func validated(urlPolicy: OutboundURLPolicy) throws(Problem) -> JobSpecification {
         var errors: [Problem.FieldError] = []
         func problem(_ field: String, _ message: String) { errors.append(.init(field: field, message: message)) }
@@ -129,11 +138,7 @@ struct JobSubmission: Decodable {
 
         var url = ""
         if let text = request?.url {
-            if let parsed = URL(string: text), parsed.scheme != nil {
-                if let refusal = urlPolicy.check(parsed) { problem("request.url", refusal.description) } else { url = text }
-            } else {
-                problem("request.url", "is not an absolute URL")
-            }
+            if let message = SubmittedURL.problem(text, policy: urlPolicy, webOnly: false) { problem("request.url", message) } else { url = text }
         } else {
             problem("request.url", "is required")
         }
@@ -164,6 +169,7 @@ struct JobSubmission: Decodable {
         var headers: [JobSpecification.Header] = []
         let given = (request?.headers ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         if given.count > Self.maximumHeaders { problem("request.headers", "at most \(Self.maximumHeaders) headers") }
+        if let message = Self.headerBytesProblem(request?.headers ?? [:]) { problem("request.headers", message) }
         for (name, value) in given {
             if let message = Self.headerProblem(name: name, value: value) {
                 problem("request.headers.\(name)", message)
@@ -200,10 +206,10 @@ struct JobSubmission: Decodable {
 
         var callbackURL: String?
         if let callback {
-            if let text = callback.url, let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") {
-                if let refusal = urlPolicy.check(parsed) { problem("callback.url", refusal.description) } else { callbackURL = text }
+            if let message = SubmittedURL.problem(callback.url ?? "", policy: urlPolicy, webOnly: true) {
+                problem("callback.url", message)
             } else {
-                problem("callback.url", "must be an http or https URL")
+                callbackURL = callback.url
             }
         }
 

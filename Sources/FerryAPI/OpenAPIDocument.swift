@@ -1823,6 +1823,9 @@ enum OpenAPIDocument {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
+          },
           "500": {
             "$ref": "#/components/responses/InternalError"
           },
@@ -1875,6 +1878,9 @@ enum OpenAPIDocument {
           },
           "403": {
             "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyStreams"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -2761,6 +2767,24 @@ enum OpenAPIDocument {
       },
       "NotWaitingForDecision": {
         "description": "The job is not waiting for a decision (`job_not_waiting_for_decision`), or waits for another one than `decision_id` (`decision_changed`).",
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "TooManyStreams": {
+        "description": "The tenant has `FERRY_MAX_EVENT_STREAMS_PER_TENANT` event streams open on this server already (`too_many_streams`); a stream whose client went away frees its place within 15 s.",
+        "headers": {
+          "Retry-After": {
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
         "content": {
           "application/problem+json": {
             "schema": {

@@ -51,6 +51,12 @@ struct SessionSubmission: Decodable {
             problem("configuration.max_connections_per_host", "must be from 1 to 64")
         }
         var headers: [JobSpecification.Header] = []
+        if (configuration?.additionalHeaders?.count ?? 0) > JobSubmission.maximumHeaders {
+            problem("configuration.additional_headers", "at most \(JobSubmission.maximumHeaders) headers")
+        }
+        if let message = JobSubmission.headerBytesProblem(configuration?.additionalHeaders ?? [:]) {
+            problem("configuration.additional_headers", message)
+        }
         for (name, value) in (configuration?.additionalHeaders ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
             if let message = JobSubmission.headerProblem(name: name, value: value) {
                 problem("configuration.additional_headers.\(name)", message)
@@ -70,7 +76,9 @@ struct SessionSubmission: Decodable {
         {
             problem("configuration.tls", "minimum is above maximum")
         }
-        if let proxy = configuration?.proxy, SessionConfiguration.Proxy(url: proxy) == nil {
+        if let proxy = configuration?.proxy, proxy.utf8.count > SubmittedURL.maximumLength {
+            problem("configuration.proxy", "is longer than \(SubmittedURL.maximumLength) bytes")
+        } else if let proxy = configuration?.proxy, SessionConfiguration.Proxy(url: proxy) == nil {
             problem("configuration.proxy", "must be http://host:port or socks5h://host:port (credentials as user:password@)")
         }
         if let cachePolicy = configuration?.cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {

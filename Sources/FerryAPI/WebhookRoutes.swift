@@ -190,10 +190,10 @@ struct WebhookRoutes {
     private func validated(_ body: NewEndpoint) throws -> (String, [String]) {
         var errors: [Problem.FieldError] = []
         var url = ""
-        if let text = body.url, let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") {
-            if let refusal = urlPolicy.check(parsed) { errors.append(.init(field: "url", message: refusal.description)) } else { url = text }
+        if let message = SubmittedURL.problem(body.url ?? "", policy: urlPolicy, webOnly: true) {
+            errors.append(.init(field: "url", message: message))
         } else {
-            errors.append(.init(field: "url", message: "must be an http or https URL"))
+            url = body.url ?? ""
         }
         let events = body.events ?? []
         if events.isEmpty || events.contains(where: { !Self.eventTypes.contains($0) }) {

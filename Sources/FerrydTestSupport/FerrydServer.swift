@@ -20,11 +20,13 @@ public final class FerrydServer: Sendable {
         public var vaultKeys: [String]
         /// `FERRY_CACHE_MAX_BYTES_PER_TENANT`; nil: ferryd's default.
         public var cacheMaxBytesPerTenant: Int?
+        /// `FERRY_MAX_EVENT_STREAMS_PER_TENANT`; nil: ferryd's default.
+        public var maxEventStreamsPerTenant: Int?
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
             webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey],
-            cacheMaxBytesPerTenant: Int? = nil
+            cacheMaxBytesPerTenant: Int? = nil, maxEventStreamsPerTenant: Int? = nil
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
@@ -33,6 +35,7 @@ public final class FerrydServer: Sendable {
             self.webhookRetrySchedule = webhookRetrySchedule
             self.vaultKeys = vaultKeys
             self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
+            self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
         }
     }
 
@@ -85,6 +88,7 @@ public final class FerrydServer: Sendable {
         environment["FERRY_WEBHOOK_RETRY_SCHEDULE"] = options.webhookRetrySchedule
         environment["FERRY_VAULT_KEY"] = options.vaultKeys.joined(separator: ",")
         if let bytes = options.cacheMaxBytesPerTenant { environment["FERRY_CACHE_MAX_BYTES_PER_TENANT"] = String(bytes) }
+        if let streams = options.maxEventStreamsPerTenant { environment["FERRY_MAX_EVENT_STREAMS_PER_TENANT"] = String(streams) }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

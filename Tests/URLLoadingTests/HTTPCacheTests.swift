@@ -150,7 +150,7 @@ struct HTTPCacheRuleTests {
         let before = cache.currentDiskUsage
         cache.storeCachedResponse(memoryOnly, for: request(99))
         #expect(cache.currentDiskUsage <= before)
-        let reopened = try LocalResponseCache(memoryCapacity: 0, diskCapacity: cost * 10, directory: directory)
+        let reopened = try LocalResponseCache(memoryCapacity: cost * 10, diskCapacity: cost * 10, directory: directory)
         #expect(reopened.cachedResponse(for: request(99)) == nil)
         #expect(reopened.cachedResponse(for: request(0))?.data == Data(body.utf8))
     }

@@ -9,14 +9,16 @@ extension APIRouter.Dependencies {
     /// The API's stores over one database pool.
     package static func stores(
         client: DatabasePool, vault: VaultKeyring, files: GatewayFiles, metrics: GatewayMetrics, eventFeed: JobEventFeed,
-        decisionCredentials: DecisionCredentials?, logger: Logger
+        decisionCredentials: DecisionCredentials?, eventStreams: EventStreamLimit = EventStreamLimit(), logger: Logger
     ) -> APIRouter.Dependencies {
-        APIRouter.Dependencies(
+        var dependencies = APIRouter.Dependencies(
             keys: KeyStore(client: client, logger: logger), jobs: JobStore(client: client, logger: logger),
             sessions: SessionStore(client: client, logger: logger), cookies: SessionCookieStore(client: client, logger: logger),
             credentials: CredentialStore(client: client, keyring: vault, logger: logger), blobs: BlobStore(client: client, logger: logger),
             events: JobEventStore(client: client, logger: logger), eventFeed: eventFeed,
             webhooks: WebhookStore(client: client, logger: logger), database: DatabaseProbe(client: client, logger: logger),
             files: files, metrics: metrics, decisionCredentials: decisionCredentials)
+        dependencies.eventStreams = eventStreams
+        return dependencies
     }
 }

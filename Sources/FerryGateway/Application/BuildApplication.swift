@@ -63,7 +63,8 @@ public func buildApplication(
         logger: logger)
     let api = APIRouter.Dependencies.stores(
         client: client, vault: vault, files: files, metrics: metrics, eventFeed: eventFeed,
-        decisionCredentials: decisionCredentials, logger: logger)
+        decisionCredentials: decisionCredentials, eventStreams: EventStreamLimit(perTenant: configuration.maxEventStreamsPerTenant),
+        logger: logger)
 
     var app = Application(
         router: APIRouter.build(api),

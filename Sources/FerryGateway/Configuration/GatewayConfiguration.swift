@@ -1,3 +1,4 @@
+import FerryAPI
 import FerryModel
 import FerryRuntime
 import FerryStore
@@ -20,6 +21,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// Upper bound on concurrent transfers per process: each holds sockets and file descriptors,
     /// and a typo (80000) should be an error, not a descriptor exhaustion at the first burst.
     public static let maximumWorkers = 1024
+    public static let defaultMaxEventStreamsPerTenant = EventStreamLimit.defaultPerTenant
     public static let defaultLeaseSeconds = 30
     public static let defaultRetryBaseMilliseconds = 2000
     /// A week: longer than a webhook delivery's whole default retry schedule (under four days).
@@ -58,6 +60,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// `FERRY_EVENT_RETENTION_DAYS`: how long job events (and their webhook delivery records) are kept
     /// (`JobEventRetention`).
     public var eventRetentionDays: Int
+    /// `FERRY_MAX_EVENT_STREAMS_PER_TENANT`: Server-Sent Events streams each tenant may hold open on
+    /// this ferryd at once; one more is a 429 `too_many_streams`.
+    public var maxEventStreamsPerTenant: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -74,7 +79,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         webhookRetrySchedule: WebhookRetrySchedule = .standard,
         vaultKeySource: VaultKeySource? = nil,
         cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant,
-        eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays
+        eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays,
+        maxEventStreamsPerTenant: Int = GatewayConfiguration.defaultMaxEventStreamsPerTenant
     ) {
         self.port = port
         self.host = host
@@ -90,6 +96,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.vaultKeySource = vaultKeySource ?? .defaultFile(dataDirectory: dataDirectory)
         self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
         self.eventRetentionDays = eventRetentionDays
+        self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -149,6 +156,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         }
         let cacheMaxBytes = setting(nil, "", "FERRY_CACHE_MAX_BYTES_PER_TENANT") { try $0.integer(in: 0...(1 << 50)) }
         let eventRetentionDays = setting(nil, "", "FERRY_EVENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
+        let maxEventStreams = setting(nil, "", "FERRY_MAX_EVENT_STREAMS_PER_TENANT") { try $0.integer(in: 1...100_000) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -168,7 +176,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             webhookRetrySchedule: webhookRetrySchedule ?? .standard,
             vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file),
             cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant,
-            eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays
+            eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays,
+            maxEventStreamsPerTenant: maxEventStreams ?? Self.defaultMaxEventStreamsPerTenant
         )
     }
 
@@ -185,6 +194,6 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
             + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant, "
-            + "job events kept \(eventRetentionDays) days"
+            + "job events kept \(eventRetentionDays) days, \(maxEventStreamsPerTenant) event streams per tenant"
     }
 }

@@ -14,7 +14,8 @@ import URLLoading
 /// entries that went. Only the tenant's own entries are ever here: tenants never share one, and one
 /// tenant's use never evicts another's.
 ///
-/// No memory tier: a hit reads the body from its file (the page cache keeps hot ones in memory).
+/// No memory tier: a hit is served from the body's file in chunks (the page cache keeps hot ones in
+/// memory), and a download's body is stored by linking its file.
 final class TenantResponseCache: ResponseCache {
     let tenantID: UUID
     /// The tenant's limit in bytes (`FERRY_CACHE_MAX_BYTES_PER_TENANT`); an entry may take a tenth.
@@ -52,8 +53,8 @@ final class TenantResponseCache: ResponseCache {
 
     func cachedResponse(for request: TransferRequest) -> CachedResponse? {
         guard let key = ResponseCacheKey.key(for: request), let entry = state.withLock({ $0.entries[key] }) else { return nil }
-        guard let path = files.absolute(entry.bodyFile), let body = FileManager.default.contents(atPath: path),
-            let cached = entry.cachedResponse(body: body)
+        guard let path = files.absolute(entry.bodyFile), let length = Self.fileLength(path),
+            let cached = entry.cachedResponse(body: .file(URL(fileURLWithPath: path), length: length))
         else {
             // Its file went: another ferryd evicted or replaced it, and this index had not seen that yet.
             state.withLock { state in
@@ -93,7 +94,9 @@ final class TenantResponseCache: ResponseCache {
         guard let path = files.absolute(bodyFile) else { return }
         do {
             try files.makeDirectory(directory)
-            try cachedResponse.data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            // A download's file is linked, not copied: the gateway never rewrites a finished job's
+            // file in place (a deleted one is unlinked, or recycled only when no link shares it).
+            try CachedBodyFile.write(cachedResponse.body, to: URL(fileURLWithPath: path), linking: true)
         } catch {
             // A full or read-only disk costs the entry, nothing else.
             removeEntry(key)
@@ -129,6 +132,12 @@ final class TenantResponseCache: ResponseCache {
 
     func removeAllCachedResponses() {
         for key in state.withLock({ Array($0.entries.keys) }) { removeEntry(key) }
+    }
+
+    private static func fileLength(_ path: String) -> Int64? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int64(status.st_size)
     }
 
     private func removeEntry(_ key: String) {

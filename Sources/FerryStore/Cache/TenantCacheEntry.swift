@@ -68,14 +68,14 @@ package struct TenantCacheEntry: Sendable, Equatable {
                 requestDate: cached.requestDate, responseDate: cached.responseDate, varyingRequestHeaders: cached.varyingRequestHeaders))
     }
 
-    /// The engine's cached response, with `body` read from the entry's file.
-    package func cachedResponse(body: Data) -> CachedResponse? {
+    /// The engine's cached response, with `body` (the entry's file).
+    package func cachedResponse(body: CachedResponse.Body) -> CachedResponse? {
         guard let url = URL(string: head.url) else { return nil }
         let response = TransferResponse(
             url: url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
             expectedContentLength: head.expectedContentLength)
         return CachedResponse(
-            response: response, data: body, userInfo: head.userInfo, storagePolicy: .allowed, requestDate: head.requestDate,
+            response: response, body: body, userInfo: head.userInfo, storagePolicy: .allowed, requestDate: head.requestDate,
             responseDate: head.responseDate, varyingRequestHeaders: head.varyingRequestHeaders)
-     }
+    }
 }

@@ -28,18 +28,38 @@ package struct JobEventStore: Sendable {
             SELECT e.id AS event_id, e.type AS event_type, (jsonb_populate_record(NULL::jobs, e.job)).* FROM job_events e
         """
 
-    /// State events (not stored progress) of `tenant`, of one `job` or all, with ids above `after`, oldest first.
-    package func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500) async throws -> [StoredEvent] {
+    /// A page of stored events, and whether more follow it.
+    package struct EventPage: Sendable {
+        package var events: [StoredEvent]
+        package var hasMore: Bool
+    }
+
+    /// State events (not stored progress) of `tenant`, of one `job` or all, with ids above `after`,
+    /// oldest first: at most `limit` of them, and no more than `maxBytes` of job rows (as JSON text)
+    /// beyond the first, so that a page of jobs with long URLs or many headers stays small in
+    /// memory. The sizes are measured in the database, which sends only the rows that fit.
+    package func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500, maxBytes: Int = 256 << 10) async throws -> EventPage {
         let rows = try await client.query(
             """
-            \(unescaped: Self.selectEvent)
-                WHERE e.tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR e.job_id = \(job)) AND e.id > \(after) AND e.type <> 'job.progress'
-                ORDER BY e.id LIMIT \(limit)
+            SELECT \(unescaped: JobRecord.columns), event_id, event_type, candidates FROM (
+                SELECT e.id AS event_id, e.type AS event_type, page.candidates, (jsonb_populate_record(NULL::jobs, e.job)).*
+                FROM (
+                    SELECT id, count(*) OVER () AS candidates,
+                           sum(octet_length(job::text)) OVER (ORDER BY id) - octet_length(job::text) AS bytes_before
+                    FROM job_events
+                    WHERE tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR job_id = \(job)) AND id > \(after) AND type <> 'job.progress'
+                    ORDER BY id LIMIT \(limit)
+                ) page JOIN job_events e ON e.id = page.id
+                WHERE page.bytes_before < \(maxBytes)
             ) AS jobs ORDER BY event_id
             """, logger: logger)
         var events: [StoredEvent] = []
-        for try await row in rows { events.append(try Self.event(row)) }
-        return events
+        var candidates = 0
+        for try await row in rows {
+            events.append(try Self.event(row))
+            candidates = try row.makeRandomAccess()[JobRecord.columnCount + 2].decode(Int.self)
+        }
+        return EventPage(events: events, hasMore: candidates == limit || events.count < candidates)
     }
 
     package static func event(_ row: PostgresRow) throws -> StoredEvent {

@@ -52,14 +52,16 @@ public final class SpareFiles: SpareFileSource {
         names.withLock { $0.append(name) }
     }
 
-    /// Truncates the file to 0 bytes through a descriptor that is closed at once. ext4 writes a file
+    /// Truncates the file to 0 bytes through a descriptor that is closed at once; refuses a file with
+    /// another link (the HTTP cache's copy of a job's body), whose bytes must stay. ext4 writes a file
     /// out at its first close after a truncation (`auto_da_alloc`): spent here on an empty file, that
     /// flush no longer hits the download that reuses it, whose bytes then wait in the page cache like a
     /// new file's.
     private static func empty(_ path: String) -> Bool {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
-        let emptied = ftruncate(descriptor, 0) == 0
+        var status = stat()
+        let emptied = fstat(descriptor, &status) == 0 && status.st_nlink == 1 && ftruncate(descriptor, 0) == 0
         return close(descriptor) == 0 && emptied
     }
 

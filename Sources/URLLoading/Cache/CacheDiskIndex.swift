@@ -49,17 +49,22 @@ struct CacheDiskIndex {
         removeOrphanBodies()
     }
 
-    func body(of record: Record) -> Data? {
-        try? Data(contentsOf: bodyURL(record.bodyFile))
+    /// The record's body: read into memory, or (`reading` false) its file, when it is there.
+    func body(of record: Record, reading: Bool) -> CachedResponse.Body? {
+        let url = bodyURL(record.bodyFile)
+        if reading { return (try? Data(contentsOf: url)).map(CachedResponse.Body.data) }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              let size = attributes[.size] as? NSNumber else { return nil }
+        return .file(url, length: size.int64Value)
     }
 
-    func entry(of record: Record, body: Data) -> CachedResponse? {
+    func entry(of record: Record, body: CachedResponse.Body) -> CachedResponse? {
         guard let url = URL(string: record.url) else { return nil }
         let response = TransferResponse(
             url: url, statusCode: record.statusCode, headers: record.headers, httpVersion: record.httpVersion,
             expectedContentLength: record.expectedContentLength)
         return CachedResponse(
-            response: response, data: body, userInfo: record.userInfo, storagePolicy: .allowed,
+            response: response, body: body, userInfo: record.userInfo, storagePolicy: .allowed,
             requestDate: record.requestDate, responseDate: record.responseDate,
             varyingRequestHeaders: record.varyingRequestHeaders)
     }
@@ -67,7 +72,8 @@ struct CacheDiskIndex {
     /// Writes the body, then the index that names it.
     mutating func store(_ entry: CachedResponse, key: String, use: UInt64, storedAt: Date) throws {
         let name = UUID().uuidString + ".body"
-        try entry.data.write(to: bodyURL(name), options: .atomic)
+        // A copy, not a link: a download's file is the caller's to change afterwards.
+        try CachedBodyFile.write(entry.body, to: bodyURL(name), linking: false)
         let old = records[key]
         records[key] = Record(
             key: key, bodyFile: name, cost: entry.cost, lastUse: use, storedAt: storedAt,

@@ -10,8 +10,25 @@ public struct CachedResponse: Sendable, Equatable {
         case notAllowed
     }
 
+    /// Where the body is. A download's body is already a file, and a stored entry's body is the
+    /// cache's file: neither is read into memory to be stored or served (a hit is copied from the
+    /// file in bounded chunks).
+    public enum Body: Sendable, Equatable {
+        case data(Data)
+        /// The bytes of this file, `length` of them. A cache that keeps the entry makes its own copy
+        /// (or link): the file may be moved or removed after the call.
+        case file(URL, length: Int64)
+
+        public var length: Int64 {
+            switch self {
+            case .data(let data): Int64(data.count)
+            case .file(_, let length): length
+            }
+        }
+    }
+
     public var response: TransferResponse
-    public var data: Data
+    public var body: Body
     public var userInfo: [String: String]
     public var storagePolicy: StoragePolicy
     /// When the request that fetched the response was sent, and when the response arrived.
@@ -22,11 +39,11 @@ public struct CachedResponse: Sendable, Equatable {
     public var varyingRequestHeaders: [String: String]
 
     public init(
-        response: TransferResponse, data: Data, userInfo: [String: String] = [:], storagePolicy: StoragePolicy = .allowed,
+        response: TransferResponse, body: Body, userInfo: [String: String] = [:], storagePolicy: StoragePolicy = .allowed,
         requestDate: Date = Date(), responseDate: Date = Date(), varyingRequestHeaders: [String: String] = [:]
     ) {
         self.response = response
-        self.data = data
+        self.body = body
         self.userInfo = userInfo
         self.storagePolicy = storagePolicy
         self.requestDate = requestDate
@@ -34,9 +51,24 @@ public struct CachedResponse: Sendable, Equatable {
         self.varyingRequestHeaders = varyingRequestHeaders
     }
 
+    public init(
+        response: TransferResponse, data: Data, userInfo: [String: String] = [:], storagePolicy: StoragePolicy = .allowed,
+        requestDate: Date = Date(), responseDate: Date = Date(), varyingRequestHeaders: [String: String] = [:]
+    ) {
+        self.init(
+            response: response, body: .data(data), userInfo: userInfo, storagePolicy: storagePolicy, requestDate: requestDate,
+            responseDate: responseDate, varyingRequestHeaders: varyingRequestHeaders)
+    }
+
+    /// The body when it is in memory; nil when it is a file.
+    public var data: Data? {
+        if case .data(let data) = body { return data }
+        return nil
+    }
+
     /// Bytes it takes in a cache: the body plus a rough size of the head. Public so caches kept
     /// elsewhere (the gateway's per-tenant one) count entries as the engine's own caches do.
     public var cost: Int {
-        data.count + response.headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        Int(clamping: body.length) + response.headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
     }
 }

@@ -63,15 +63,19 @@ public final class LocalResponseCache: ResponseCache {
                 return found.entry
             }
             guard let disk = state.disk, let record = disk.records[key] else { return nil }
-            guard let body = disk.body(of: record), let entry = disk.entry(of: record, body: body) else {
+            // A body the memory tier could keep is read once, and the next lookups come from memory;
+            // a bigger one is served from its file.
+            let inMemory = record.cost <= memoryCapacity / 10
+            guard let body = disk.body(of: record, reading: inMemory), let entry = disk.entry(of: record, body: body) else {
                 state.disk?.remove([key])
                 return nil
             }
             guard ResponseCacheKey.varyMatches(entry, request) else { return nil }
             let use = state.nextUse()
             state.disk?.touch(key, use: use)
-            // Read from disk once; the next lookups come from memory while it has room.
-            Self.putInMemory(entry, key: key, use: use, storedAt: record.storedAt, capacity: memoryCapacity, state: &state)
+            if inMemory {
+                Self.putInMemory(entry, key: key, use: use, storedAt: record.storedAt, capacity: memoryCapacity, state: &state)
+            }
             return entry
         }
     }
@@ -86,7 +90,9 @@ public final class LocalResponseCache: ResponseCache {
             var entry = cachedResponse
             entry.response.cacheStatus = nil
             let use = state.nextUse()
-            Self.putInMemory(entry, key: key, use: use, storedAt: now, capacity: memoryCapacity, state: &state)
+            if entry.cost <= memoryCapacity / 10, let inMemory = Self.readingBody(of: entry) {
+                Self.putInMemory(inMemory, key: key, use: use, storedAt: now, capacity: memoryCapacity, state: &state)
+            }
             guard entry.storagePolicy == .allowed, var disk = state.disk, entry.cost <= diskCapacity / 10 else { return }
             do {
                 try disk.store(entry, key: key, use: use, storedAt: now)
@@ -121,6 +127,16 @@ public final class LocalResponseCache: ResponseCache {
             state.memory = [:]
             if let keys = state.disk?.records.keys { state.disk?.remove(Array(keys)) }
         }
+    }
+
+    /// The entry with its body in memory: a file body is read (the caller checked that it fits the
+    /// memory tier); nil when it cannot be.
+    private static func readingBody(of entry: CachedResponse) -> CachedResponse? {
+        guard case .file(let url, let length) = entry.body else { return entry }
+        guard let data = try? Data(contentsOf: url), data.count == length else { return nil }
+        var read = entry
+        read.body = .data(data)
+        return read
     }
 
     private static func putInMemory(

@@ -1,28 +1,47 @@
 import Foundation
 
 /// The cache's part in one transfer (CA-05..CA-09, CA-24): looks each hop's request up, makes it
-/// conditional when an entry needs revalidating, turns a 304 into the stored response, and collects
-/// a storable response's body for the cache. Loop-confined, like the `TaskTransfer` that owns it.
+/// conditional when an entry needs revalidating, turns a 304 into the stored response, and proposes
+/// a storable response for the cache. Loop-confined, like the `TaskTransfer` that owns it.
+///
+/// A storable body is never held twice: a download's is its file, a collected data task's is the
+/// collected bytes; only a streamed data task's body is copied as it passes, up to
+/// `streamedCaptureLimit`.
 struct TransferCaching {
     enum HopPlan {
         /// Send this request: the hop's own, or made conditional on a stored entry.
         case network(TransferRequest)
-        /// Answer from the cache without a request.
-        case serve(CachedResponse)
+        /// Answer from the cache without a request, with the entry's body already opened.
+        case serve(CachedResponse, LocalBody)
         /// `returnCacheDataDontLoad` and nothing stored (CA-08).
         case fail(TransferError)
+    }
+
+    /// The most bytes of a streamed data task's body copied for the cache: its consumer has the
+    /// bytes already, and a bigger copy per transfer adds up over a thousand transfers.
+    static let streamedCaptureLimit = 1 << 20
+
+    /// What is kept of the hop's response for the cache.
+    private enum Capture {
+        case none
+        /// Taken from the sink when the transfer ends (a download's file, a data task's collected
+        /// bytes), unless the body turns out to be streamed.
+        case fromSink
+        /// A streamed body, copied as it arrives.
+        case copy(Data)
     }
 
     private let cache: (any ResponseCache)?
     private let defaultPolicy: RequestCachePolicy
     /// Ephemeral sessions keep what they store in memory only (CA-24, SES-03).
     private let memoryOnly: Bool
-    /// The entry the current hop's conditional request revalidates.
-    private var validating: CachedResponse?
+    /// The entry the current hop's conditional request revalidates, and its body, opened at lookup
+    /// so that an eviction meanwhile cannot take it away.
+    private var validating: (entry: CachedResponse, body: LocalBody)?
     private var hopRequest: TransferRequest?
     private var hopSent = Date()
-    /// The body of a response that may be stored, while it arrives; nil when it will not be.
-    private var capture: Data?
+    private var capture = Capture.none
+    /// The most body bytes an entry may have: what the cache keeps (a tenth of its larger tier).
     private var captureLimit = 0
     private var captureResponseDate = Date()
 
@@ -36,7 +55,7 @@ struct TransferCaching {
     /// upload body, no resume).
     mutating func plan(for request: TransferRequest, eligible: Bool) -> HopPlan {
         validating = nil
-        capture = nil
+        capture = .none
         hopRequest = request
         hopSent = Date()
         let policy = request.cachePolicy ?? defaultPolicy
@@ -45,20 +64,21 @@ struct TransferCaching {
             // Other protocols are never cached; the policy only gates the network (CA-01).
             return policy == .returnCacheDataDontLoad ? .fail(Self.offlineMiss(request)) : .network(request)
         }
-        let entry = eligible && HTTPCacheRules.isLookupEligible(request) && policy != .reloadIgnoringLocalCacheData
-            ? cache?.cachedResponse(for: request) : nil
+        // An entry whose body file went since the lookup (evicted) counts as none.
+        let found = eligible && HTTPCacheRules.isLookupEligible(request) && policy != .reloadIgnoringLocalCacheData
+            ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
         switch policy {
         case .returnCacheDataDontLoad:
-            return entry.map(HopPlan.serve) ?? .fail(Self.offlineMiss(request))
+            return found.map(HopPlan.serve) ?? .fail(Self.offlineMiss(request))
         case .returnCacheDataElseLoad:
-            return entry.map(HopPlan.serve) ?? .network(request)
+            return found.map(HopPlan.serve) ?? .network(request)
         case .reloadIgnoringLocalCacheData:
             return .network(request)
         case .useProtocolCachePolicy:
-            guard let entry else { return .network(request) }
-            if HTTPCacheRules.use(of: entry, for: request, now: Date()) == .serve { return .serve(entry) }
-            guard let conditional = HTTPCacheRules.conditionalRequest(request, for: entry) else { return .network(request) }
-            validating = entry
+            guard let found else { return .network(request) }
+            if HTTPCacheRules.use(of: found.0, for: request, now: Date()) == .serve { return .serve(found.0, found.1) }
+            guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
+            validating = found
             return .network(conditional)
         }
     }
@@ -72,46 +92,65 @@ struct TransferCaching {
     }
 
     /// A hop's response head arrived. For a 304 to a revalidation: the stored entry refreshed with the
-    /// 304's headers (and stored again), to be delivered instead. Otherwise nil, and the body is
-    /// collected when the response may be stored.
-    mutating func responseArrived(_ response: TransferResponse) -> CachedResponse? {
+    /// 304's headers (and stored again), to be delivered instead with its body. Otherwise nil, and
+    /// the body is kept for the cache when the response may be stored.
+    mutating func responseArrived(_ response: TransferResponse) -> (CachedResponse, LocalBody)? {
         let now = Date()
-        if let entry = validating, response.statusCode == 304, let request = hopRequest {
+        if let (entry, body) = validating, response.statusCode == 304, let request = hopRequest {
             validating = nil
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
             cache?.storeCachedResponse(refreshed, for: request)
-            return refreshed
+            return (refreshed, body)
         }
         validating = nil
         if let cache, let request = hopRequest, HTTPCacheRules.isStorable(request: request, response: response) {
-            capture = Data()
             captureLimit = max(cache.memoryCapacity, cache.diskCapacity) / 10
             captureResponseDate = now
+            capture = .fromSink
         }
         return nil
     }
 
-    /// Body bytes of the hop's response; a body too big for the cache stops being collected.
-    mutating func received(_ bytes: UnsafeRawBufferPointer) {
-        guard capture != nil else { return }
-        if capture!.count + bytes.count > captureLimit {
-            capture = nil
-        } else {
-            capture!.append(contentsOf: bytes)
+    /// Body bytes of the hop's response, on their way to `sink`: copied when it streams them, up to
+    /// the limit; otherwise the sink keeps them.
+    mutating func received(_ bytes: UnsafeRawBufferPointer, into sink: ResponseSink) {
+        guard case .stream = sink else { return }
+        var copied: Data
+        switch capture {
+        case .none: return
+        case .fromSink:
+            copied = Data()
+            captureLimit = min(captureLimit, Self.streamedCaptureLimit)
+        case .copy(let sofar): copied = sofar
+        }
+        capture = .none
+        if copied.count + bytes.count <= captureLimit {
+            copied.append(contentsOf: bytes)
+            capture = .copy(copied)
         }
     }
 
     /// The entry a completed response would be stored as (CA-10: https on disk too), or nil when it
     /// is not to be stored. Taken once.
-    mutating func takeProposedEntry(response: TransferResponse) -> (entry: CachedResponse, request: TransferRequest)? {
-        defer { capture = nil }
-        guard let body = capture, let request = hopRequest, let names = ResponseCacheKey.varyingHeaderNames(of: response) else {
-            return nil
+    mutating func takeProposedEntry(
+        response: TransferResponse, sink: ResponseSink
+    ) -> (entry: CachedResponse, request: TransferRequest)? {
+        defer { capture = .none }
+        guard let request = hopRequest, let names = ResponseCacheKey.varyingHeaderNames(of: response) else { return nil }
+        let body: CachedResponse.Body
+        switch (capture, sink) {
+        case (.copy(let copied), _): body = .data(copied)
+        case (.fromSink, .file(let file, _)): body = .file(file.url, length: file.length)
+        case (.fromSink, .collect(let collected, _)): body = .data(collected.data)
+        // No body byte reached a sink: an empty body.
+        case (.fromSink, .stream), (.fromSink, .none): body = .data(Data())
+        case (.none, _): return nil
         }
+        guard body.length <= Int64(captureLimit) else { return nil }
         var stored = response
         stored.cacheStatus = nil
         let entry = CachedResponse(
-            response: stored, data: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed,
+            response: stored, body: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed,
             requestDate: hopSent, responseDate: captureResponseDate,
             varyingRequestHeaders: ResponseCacheKey.values(of: names, in: request))
         return (entry, request)

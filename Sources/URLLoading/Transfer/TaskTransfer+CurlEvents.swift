@@ -44,7 +44,7 @@ extension TaskTransfer: CurlTransferEvents {
             machine.abort(error)
             return .abort
         }
-        caching.received(bytes)
+        caching.received(bytes, into: sink)
         bytesReceived += Int64(bytes.count)
         let received = bytesReceived
         task.updateProgress { $0.bytesReceived = received }

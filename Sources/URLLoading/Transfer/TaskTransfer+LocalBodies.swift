@@ -16,32 +16,28 @@ extension TaskTransfer {
         headers["Content-Length"] = String(decoded.body.count)
         let response = TransferResponse(
             url: request.url, statusCode: nil, headers: headers, expectedContentLength: Int64(decoded.body.count))
-        serveLocally(response, body: decoded.body)
+        serveLocally(response, body: LocalBody(decoded.body))
     }
 
     /// Ends the hop with a response and body that need no network.
-    func serveLocally(_ response: TransferResponse, body: Data) {
+    func serveLocally(_ response: TransferResponse, body: LocalBody) {
         hopResponse = response
         localBody = body
         deliverFinalResponse(response)
         perform(machine.hopEnded(.completed))
     }
 
-    func deliverLocalBody(_ data: Data) {
+    func deliverLocalBody(_ body: LocalBody) {
         guard !machine.isFinished, machine.abortError == nil else { return }
-        let failure = data.withUnsafeBytes { bytes -> TransferError? in
-            do throws(TransferError) {
+        do throws(TransferError) {
+            try body.write(to: { bytes throws(TransferError) in
                 try sink.write(bytes)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure {
-            machine.abort(failure)
+                bytesReceived += Int64(bytes.count)
+            }, failingURL: request.url)
+        } catch {
+            machine.abort(error)
             return
         }
-        bytesReceived += Int64(data.count)
         let received = bytesReceived
         task.updateProgress { $0.bytesReceived = received }
     }

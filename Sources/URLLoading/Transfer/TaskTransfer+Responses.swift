@@ -9,12 +9,12 @@ extension TaskTransfer {
             url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
             expectedContentLength: head.contentLength)
         received.cacheStatus = caching.statusForNetworkResponse
-        if let refreshed = caching.responseArrived(received) {
+        if let (refreshed, body) = caching.responseArrived(received) {
             // A 304 to our revalidation: the task sees the stored response and body (CA-09).
             var served = refreshed.response
             served.cacheStatus = .revalidated
             hopResponse = served
-            localBody = refreshed.data
+            localBody = body
             deliverFinalResponse(served)
             return
         }

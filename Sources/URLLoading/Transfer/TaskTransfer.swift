@@ -38,7 +38,7 @@ final class TaskTransfer: @unchecked Sendable {
     let cookies: TransferCookies
     var caching: TransferCaching
     /// A body Ferry has itself (a data: URL's, a cached entry's): written when the hop completes.
-    var localBody: Data?
+    var localBody: LocalBody?
     // Authentication challenges (AU-08 ... AU-25).
     var authentication: TaskAuthentication
 
@@ -85,10 +85,10 @@ final class TaskTransfer: @unchecked Sendable {
         hopResponse = nil
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
-        case .serve(let entry):
+        case .serve(let entry, let body):
             var response = entry.response
             response.cacheStatus = .hit
-            serveLocally(response, body: entry.data)
+            serveLocally(response, body: body)
             return
         case .fail(let error):
             finish(error: error)
@@ -214,7 +214,7 @@ final class TaskTransfer: @unchecked Sendable {
 
     private func finishSuccessfully() {
         guard !machine.isFinished else { return }
-        if let response = hopResponse, let proposal = caching.takeProposedEntry(response: response) {
+        if let response = hopResponse, let proposal = caching.takeProposedEntry(response: response, sink: sink) {
             let (entry, cacheRequest) = (proposal.entry, proposal.request)
             // Asked before completion, as the will-cache decision comes before didComplete (CA-11..CA-14).
             if caching.asksDelegate, let dataTask = role.dataTask,

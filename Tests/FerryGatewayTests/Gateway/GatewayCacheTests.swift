@@ -43,6 +43,32 @@ struct GatewayCacheTests {
         }
     }
 
+    @Test("a download's body is linked into the cache, not copied or held in memory; deleting the job leaves the cached body whole (CA-03)")
+    func cachedBodyOutlivesItsJob() async throws {
+        try await GatewayFixture.with { fixture in
+            let (tenant, client) = try await fixture.tenant()
+            // /bytes/ sends an old Last-Modified: fresh for a long time by the heuristic.
+            let url = fixture.origin.url("/bytes/300000")
+            let first = try await client.download(url)
+            #expect(Self.cache(first) == "miss", "\(first)")
+            let firstID = try #require(first["id"] as? String)
+            let jobFile = try #require(GatewayJobTests.contentFile(of: firstID, in: fixture.dataDirectory))
+            let cacheDirectory = "\(fixture.dataDirectory)/cache/\(tenant)"
+            let bodies = try FileManager.default.contentsOfDirectory(atPath: cacheDirectory).filter { $0.hasSuffix(".body") }
+            #expect(bodies.count == 1)
+            #expect(try bodies.first.map { try SpareFilesTests.inode("\(cacheDirectory)/\($0)") } == SpareFilesTests.inode(jobFile),
+                    "the cache's body is the job's file, linked")
+
+            // Deleting the job must not empty the file the cache still names.
+            #expect(try await client.delete("/v1/jobs/\(firstID)").status == 204)
+            let second = try await client.download(url)
+            #expect(Self.cache(second) == "hit", "\(second)")
+            let content = try await client.get("/v1/jobs/\(second["id"] as? String ?? "")/content")
+            #expect(Array(content.body) == OriginServer.patternBytes(count: 300_000))
+            #expect(Self.originRequests(fixture, "/bytes/300000").count == 1)
+        }
+    }
+
     @Test("each cache policy, on the job or as its session's default; return_cache_dont_load without an entry fails with not_in_cache (CA-05..CA-08)")
     func policies() async throws {
         try await GatewayFixture.with { fixture in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import URLLoading
 
 /// Server-Sent Events through a real ferryd: a job's events in order up to its final
 /// state, the tenant-wide stream, Last-Event-ID resumption, events from one ferryd on another's
@@ -135,6 +136,49 @@ struct GatewayEventStreamTests {
             #expect(try await other.get("/v1/jobs/\(id)/events").status == 404)
             #expect(try await other.get("/v1/jobs/\(UUID().uuidString.lowercased())/events").status == 404)
             #expect(try await fixture.admin.get("/v1/events").status == 403)
+        }
+    }
+
+    /// Opens a stream and leaves it open: its body and status.
+    private static func open(_ client: GatewayClient, _ path: String = "/v1/events") async throws -> (body: ResponseBody, status: Int) {
+        let request = TransferRequest(url: URL(string: client.baseURL + path)!, headers: ["Authorization": "Bearer \(client.key ?? "")"])
+        let (body, response) = try await client.session.bytes(for: request)
+        return (body, response.statusCode ?? 0)
+    }
+
+    @Test("a tenant holds at most FERRY_MAX_EVENT_STREAMS_PER_TENANT streams: one more is a 429 too_many_streams; other tenants are not counted; a closed stream's place comes back")
+    func streamsPerTenantAreCapped() async throws {
+        try await GatewayFixture.with(options: FerrydServer.Options(maxEventStreamsPerTenant: 2)) { fixture in
+            let (_, alice) = try await fixture.tenant()
+            let (_, bob) = try await fixture.tenant()
+            let first = try await Self.open(alice)
+            let second = try await Self.open(alice, "/v1/events")
+            defer { second.body.task.cancel() }
+            #expect(first.status == 200 && second.status == 200)
+            let refused = try await alice.get("/v1/events")
+            #expect(refused.status == 429)
+            #expect(refused.code == "too_many_streams", "\(refused.text)")
+            #expect(refused.headers["Retry-After"] != nil)
+            let bobs = try await Self.open(bob)
+            defer { bobs.body.task.cancel() }
+            #expect(bobs.status == 200, "another tenant's streams are counted apart")
+
+            // ferryd finds that a stream's client went away at its next write (a keep-alive within
+            // 15 s), and gives its place back then.
+            first.body.task.cancel()
+            let deadline = ContinuousClock.now + .seconds(60)
+            var reopened: (body: ResponseBody, status: Int)?
+            while ContinuousClock.now < deadline {
+                let attempt = try await Self.open(alice)
+                if attempt.status == 200 {
+                    reopened = attempt
+                    break
+                }
+                attempt.body.task.cancel()
+                try await Task.sleep(for: .seconds(1))
+            }
+            defer { reopened?.body.task.cancel() }
+            #expect(reopened?.status == 200, "the closed stream's place came back")
         }
     }
 }

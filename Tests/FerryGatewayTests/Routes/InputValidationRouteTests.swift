@@ -58,6 +58,51 @@ struct InputValidationRouteTests {
         }
     }
 
+    /// Every byte of a job's URL and headers is stored with the job, each of its events and its
+    /// webhooks, and read again by every event stream: both are bounded at submission.
+    @Test func urlsAndHeadersHaveDocumentedSizeLimits() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let base = "http://127.0.0.1:9/"
+            let long = base + String(repeating: "a", count: 8193 - base.utf8.count)
+            let fits = base + String(repeating: "a", count: 8192 - base.utf8.count)
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(long)),
+                400, "invalid_request", fields: ["request.url"])
+            // Counted in bytes: 4,096 two-byte characters are 8,192 bytes and more.
+            let wide = base + String(repeating: "é", count: 4096)
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(wide)),
+                400, "invalid_request", fields: ["request.url"])
+            #expect(try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(fits)).status == 201)
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                    RouteFixture.unreachable, ["callback": ["url": long]])),
+                400, "invalid_request", fields: ["callback.url"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/webhooks/endpoints", key: tenant.key, json: ["url": long, "events": ["job.succeeded"]]),
+                400, "invalid_request", fields: ["url"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/sessions", key: tenant.key, json: [
+                    "kind": "default", "configuration": ["proxy": "http://proxy.example:3128/" + String(repeating: "p", count: 8192)],
+                ]), 400, "invalid_request", fields: ["configuration.proxy"])
+
+            // Nine values of 8,000 bytes: each fits, together they pass 64 KiB.
+            let many = Dictionary(uniqueKeysWithValues: (0..<9).map { ("X-Part-\($0)", String(repeating: "v", count: 8000)) })
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                    RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "headers": many]])),
+                400, "invalid_request", fields: ["request.headers"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/sessions", key: tenant.key, json: [
+                    "kind": "default", "configuration": ["additional_headers": many],
+                ]), 400, "invalid_request", fields: ["configuration.additional_headers"])
+            let eight = Dictionary(uniqueKeysWithValues: (0..<8).map { ("X-Part-\($0)", String(repeating: "v", count: 8000)) })
+            #expect(try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
+                RouteFixture.unreachable, ["request": ["url": RouteFixture.unreachable, "headers": eight]])).status == 201)
+        }
+    }
+
     @Test func lengthsCountCodePointsAsTheDatabaseDoes() async throws {
         try await RouteFixture.with { app in
             // 150 characters of two code points each: 300 for PostgreSQL's length(name) <= 200.
