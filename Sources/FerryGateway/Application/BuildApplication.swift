@@ -68,6 +68,7 @@ public func buildApplication(
 
     var app = Application(
         router: APIRouter.build(api),
+        server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ferryd"),
         services: [
             GatewayLifetime(engine: engine, database: database, logger: logger),
