@@ -22,7 +22,7 @@ ALTER TABLE webhook_secrets
     ADD COLUMN previous_sealed bytea,
     ALTER COLUMN secret DROP NOT NULL,
     DROP CONSTRAINT webhook_secrets_check,
-    ADD CONSTRAINT webhook_secrets_current_check CHECK (secret IS NOT NULL OR (key_id IS NOT NULL AND sealed IS NOT NULL)),
+    ADD CONSTRAINT webhook_secrets_current_present_check CHECK (secret IS NOT NULL OR (key_id IS NOT NULL AND sealed IS NOT NULL)),
     ADD CONSTRAINT webhook_secrets_previous_check
         CHECK ((previous_secret IS NULL AND previous_sealed IS NULL) = (previous_valid_until IS NULL)),
     ADD CONSTRAINT webhook_secrets_sealed_pairs_check
@@ -32,7 +32,7 @@ ALTER TABLE webhook_endpoints
     ADD COLUMN secret_key_id text,
     ADD COLUMN secret_sealed bytea,
     ALTER COLUMN secret DROP NOT NULL,
-    ADD CONSTRAINT webhook_endpoints_secret_check
+    ADD CONSTRAINT webhook_endpoints_secret_present_check
         CHECK (secret IS NOT NULL OR (secret_key_id IS NOT NULL AND secret_sealed IS NOT NULL)),
     ADD CONSTRAINT webhook_endpoints_sealed_pair_check CHECK ((secret_key_id IS NULL) = (secret_sealed IS NULL));
 
@@ -41,7 +41,7 @@ ALTER TABLE session_cookies
     ADD COLUMN value_key_id text,
     ADD COLUMN value_sealed bytea,
     ALTER COLUMN value DROP NOT NULL,
-    ADD CONSTRAINT session_cookies_value_check CHECK (value IS NOT NULL OR (value_key_id IS NOT NULL AND value_sealed IS NOT NULL)),
+    ADD CONSTRAINT session_cookies_value_present_check CHECK (value IS NOT NULL OR (value_key_id IS NOT NULL AND value_sealed IS NOT NULL)),
     ADD CONSTRAINT session_cookies_sealed_pair_check CHECK ((value_key_id IS NULL) = (value_sealed IS NULL));
 
 -- One row: when ferryd sealed the values stored before this migration. NULL until then; while it
