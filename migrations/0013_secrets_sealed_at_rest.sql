@@ -11,7 +11,7 @@
 -- Secrets inside JSON documents need no new column: a credential-bearing header of `jobs.request`
 -- (and its copies in `job_events.job`) or `sessions.configuration` keeps `"value": "<redacted>"` and
 -- gains `"sealed": {"key_id", "box"}`; a proxy URL with a password is sealed whole in
--- `configuration.proxy_sealed`; `jobs.resume_data` becomes `{"partial_file", "sealed"}`.
+-- `configuration.proxy_sealed`; `jobs.resume_data` becomes `{"partial_file", "offset", "sealed"}`.
 
 -- The tenant's secret and, after a rotation, the previous one, each sealed; `secret` and
 -- `previous_secret` hold only rows from before this migration until they are sealed.

@@ -3,13 +3,15 @@ import Foundation
 
 /// `jobs.resume_data` sealed whole, for the job (associated data: `jobs.resume_data` and its id):
 /// the engine's resume data repeats every request header (Authorization and Cookie among them) and
-/// its shape is the engine's to change. Only `partial_file` stays beside the box in plain text: the
-/// statements that cancel or delete a job unlink that file.
+/// its shape is the engine's to change. Only what carries no secret and is read in SQL stays beside the
+/// box in plain text: `partial_file` (the statements that cancel or delete a job unlink that file) and
+/// `offset` (how far the stored resume data reaches, which operators and tests compare with
+/// `bytes_done`).
 ///
-/// Stored: `{"partial_file": "…", "sealed": {"key_id", "box"}}`.
+/// Stored: `{"partial_file": "…", "offset": N, "sealed": {"key_id", "box"}}`.
 package enum SealedResumeData {
     package static let column = "jobs.resume_data"
-    static let partialFileKey = "partial_file"
+    static let plainKeys = ["partial_file", "offset"]
 
     package static func associatedData(job: UUID) -> Data {
         VaultKeyring.associatedData(column: column, row: job)
@@ -34,7 +36,7 @@ package enum SealedResumeData {
             sealed = try keyring.seal(Data(stored.utf8), associatedData: associatedData)
         }
         var stored: [String: Any] = ["sealed": sealed.jsonObject]
-        stored[partialFileKey] = document[partialFileKey]
+        for key in plainKeys { stored[key] = document[key] }
         return try SealedJSONDocument.text(stored)
     }
 
