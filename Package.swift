@@ -10,6 +10,8 @@ let hummingbirdTesting: Target.Dependency = .product(name: "HummingbirdTesting",
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
@@ -22,6 +24,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -127,7 +130,8 @@ let package = Package(
             name: "FerryGateway",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryRuntime", "FerryWebhooks", "FerryAPI",
-                "FerryPrivatePostgres", "URLLoading", postgresNIO, logging, hummingbird, nioCore, serviceLifecycle,
+                "FerryPrivatePostgres", "URLLoading", postgresNIO, logging, hummingbird, nioCore, nioHTTP1, nioHTTPTypes, httpTypes,
+                serviceLifecycle,
             ]
         ),
         .executableTarget(

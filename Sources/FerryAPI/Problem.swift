@@ -55,14 +55,19 @@ public struct Problem: HTTPResponseError, Equatable {
         let errors: [FieldError]?
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    /// The problem document's JSON.
+    public func document() throws -> Data {
         let document = Document(
             type: "https://ferry.invalid/problems/\(code)", title: status.reasonPhrase, status: status.code,
             detail: detail, code: code, errors: errors.isEmpty ? nil : errors)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(document)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/problem+json"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(data: try encoder.encode(document))))
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(data: try document())))
     }
 }

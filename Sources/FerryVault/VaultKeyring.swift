@@ -38,4 +38,19 @@ public struct VaultKeyring: Sendable {
     public static func associatedData(tenant: UUID, row: UUID) -> Data {
         Data("ferry-vault:\(tenant.uuidString.lowercased()):\(row.uuidString.lowercased())".utf8)
     }
+
+    /// Associated data naming where a value sealed inside another table's row belongs: the column
+    /// (`jobs.request`, `session_cookies.value`, ...), the row's id (which names its tenant too) and,
+    /// where a row holds several, which item (a cookie's name, domain and path). A box copied to
+    /// another row, column or item does not open there.
+    public static func associatedData(column: String, row: UUID, item: String = "") -> Data {
+        Data("ferry-vault:\(column):\(row.uuidString.lowercased()):\(item)".utf8)
+    }
+
+    /// `plaintext` sealed under the current key, or `sealed` itself when that key sealed it already:
+    /// what start-up sealing and `rotate-vault-key` write.
+    public func resealed(_ sealed: SealedSecret, associatedData: Data) throws -> SealedSecret {
+        guard sealed.keyID != currentKeyID else { return sealed }
+        return try seal(try open(sealed, associatedData: associatedData), associatedData: associatedData)
+    }
 }

@@ -5,19 +5,21 @@ import FerryStore
 import Foundation
 import Logging
 
-/// `ferryd admin rotate-vault-key`: seals every stored credential again under the current (first)
-/// vault key, so that older keys can be removed from the configuration afterwards.
+/// `ferryd admin rotate-vault-key`: seals every stored credential, and every other stored secret
+/// (webhook signing secrets, session cookie values, credential-bearing headers of jobs, events and
+/// sessions, proxy passwords, resume data), again under the current (first) vault key, so that
+/// older keys can be removed from the configuration afterwards.
 struct RotateVaultKeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate-vault-key",
-        abstract: "Re-encrypt every stored credential under the current vault key.",
+        abstract: "Re-encrypt every stored credential and secret under the current vault key.",
         discussion: """
             Rotating: put the new key first in FERRY_VAULT_KEY (or the key file), keeping the old ones \
             after it, and restart ferryd (it then seals with the new key and opens with all); run this \
             command with the same configuration; then drop the old keys. Safe while ferryd runs and to \
-            run again. Prints how many credentials it resealed. Exit status: 0 when every credential is \
-            under the current key, 1 when some could not be opened (their ids are printed) or something \
-            failed.
+            run again. Prints how many credentials and other secrets it resealed. Exit status: 0 when \
+            every secret is under the current key, 1 when some could not be opened (their rows are \
+            printed, never their content) or something failed.
             """
     )
 
@@ -33,7 +35,7 @@ struct RotateVaultKeyCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         for line in report.lines { print(line) }
-        if !report.unopenable.isEmpty { throw ExitCode.failure }
+        if !report.isComplete { throw ExitCode.failure }
     }
 
     private func rotate(logger: Logger) async throws -> VaultRotation.Report {

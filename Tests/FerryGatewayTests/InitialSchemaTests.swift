@@ -57,7 +57,8 @@ struct InitialSchemaTests {
             }
             #expect(tables == [
                 "api_keys", "blobs", "cache_entries", "credentials", "ferry_migrations", "job_attempts", "job_events", "jobs",
-                "session_cookies", "sessions", "tenant_turns", "tenants", "webhook_attempts", "webhook_deliveries", "webhook_endpoints", "webhook_secrets",
+                "session_cookies", "sessions", "tenant_turns", "tenants", "vault_sealing", "webhook_attempts", "webhook_deliveries", "webhook_endpoints",
+                "webhook_secrets",
             ])
         }
     }

@@ -1,4 +1,5 @@
 @testable import FerryStore
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
@@ -27,7 +28,9 @@ struct JobEndWriterTests {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await client.run() }
                 defer { group.cancelAll() }
-                let queue = JobQueue(client: client, logger: logger, defaultMaxRunningJobs: 200)
+                let queue = JobQueue(
+                    client: client, keyring: try VaultKeyring(keys: [try VaultKey(base64: VaultKey.generateText())]), logger: logger,
+                    defaultMaxRunningJobs: 200)
                 let claims = try await queue.claim(owner: "worker-a", limit: 120, leaseSeconds: 60)
                 #expect(claims.count == 120)
                 // Job i ends with i bytes; every tenth is retried; the last is written by a worker that no longer holds it.

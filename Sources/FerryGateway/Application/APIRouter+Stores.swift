@@ -12,11 +12,12 @@ extension APIRouter.Dependencies {
         decisionCredentials: DecisionCredentials?, eventStreams: EventStreamLimit = EventStreamLimit(), logger: Logger
     ) -> APIRouter.Dependencies {
         var dependencies = APIRouter.Dependencies(
-            keys: KeyStore(client: client, logger: logger), jobs: JobStore(client: client, logger: logger),
-            sessions: SessionStore(client: client, logger: logger), cookies: SessionCookieStore(client: client, logger: logger),
+            keys: KeyStore(client: client, logger: logger), jobs: JobStore(client: client, keyring: vault, logger: logger),
+            sessions: SessionStore(client: client, keyring: vault, logger: logger),
+            cookies: SessionCookieStore(client: client, keyring: vault, logger: logger),
             credentials: CredentialStore(client: client, keyring: vault, logger: logger), blobs: BlobStore(client: client, logger: logger),
             events: JobEventStore(client: client, logger: logger), eventFeed: eventFeed,
-            webhooks: WebhookStore(client: client, logger: logger), database: DatabaseProbe(client: client, logger: logger),
+            webhooks: WebhookStore(client: client, keyring: vault, logger: logger), database: DatabaseProbe(client: client, logger: logger),
             files: files, metrics: metrics, decisionCredentials: decisionCredentials)
         dependencies.eventStreams = eventStreams
         return dependencies

@@ -34,6 +34,10 @@ public func buildApplication(
     do {
         let report = try await database.applyMigrations(migrations, from: directory.path, logger: logger)
         for line in report.lines { logger.info("\(line)") }
+        // Secrets stored plain before they were sealed (migrations/0013) are sealed before anything serves.
+        _ = try await database.withConnection(logger: logger) { connection in
+            try await PlainSecretsSealing.runIfPending(on: connection, keyring: vault, logger: logger)
+        }
     } catch {
         try? await database.stop()
         throw error
@@ -41,7 +45,7 @@ public func buildApplication(
     let client = makeClient(database: database, configuration: configuration, logger: logger)
     let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
     let credentials = CredentialStore(client: client, keyring: vault, logger: logger)
-    let cookies = SessionCookieStore(client: client, logger: logger)
+    let cookies = SessionCookieStore(client: client, keyring: vault, logger: logger)
     let engine = JobEngine(
         allowPrivateNetworks: configuration.allowPrivateNetworks,
         outfitters: outfitters(configuration: configuration, client: client, files: files, credentials: credentials, cookies: cookies, logger: logger))
@@ -50,14 +54,15 @@ public func buildApplication(
     // the tenant's vault credentials.
     let decisionCredentials = DecisionCredentials(keyring: vault, vault: VaultDecisionCredentials(store: credentials))
     let workers = WorkerPool(
-        queue: JobQueue(client: client, logger: logger), engine: engine, files: files,
+        queue: JobQueue(client: client, keyring: vault, logger: logger), engine: engine, files: files,
         settings: WorkerPool.Settings(
             workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
             retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
         metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
     let eventFeed = JobEventFeed(client: client, logger: logger)
     let webhooks = WebhookDispatcher(
-        queue: WebhookDeliveryQueue(client: client, logger: logger), store: WebhookStore(client: client, logger: logger), feed: eventFeed,
+        queue: WebhookDeliveryQueue(client: client, keyring: vault, logger: logger),
+        store: WebhookStore(client: client, keyring: vault, logger: logger), feed: eventFeed,
         settings: WebhookDispatcher.Settings(
             schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
         logger: logger)
@@ -68,6 +73,7 @@ public func buildApplication(
 
     var app = Application(
         router: APIRouter.build(api),
+        server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ferryd"),
         services: [
             GatewayLifetime(engine: engine, database: database, logger: logger),

@@ -84,6 +84,10 @@ struct JobRunner: Sendable {
 
     /// The attempt's task, and the delegate that makes its decisions when the job asks for any.
     private func makeTask() async throws -> (DownloadTask, JobDecisionMaker?) {
+        if let reason = claim.unopenableSecret {
+            // Sent without its header or proxy password the request would be another one: fail it.
+            throw AttemptFailure("secret_unopenable", "a secret sealed in the job or its session does not open: \(reason)")
+        }
         guard let url = URL(string: job.request.url) else { throw AttemptFailure("invalid_request", "the job's URL cannot be parsed") }
         let settings = claim.session ?? SessionSettings()
         var headers = HTTPHeaders()

@@ -57,13 +57,18 @@ package struct TenantCacheEntry: Sendable, Equatable {
         self.head = head
     }
 
-    /// The entry for a response the engine stores, its body written to `bodyFile`.
+    /// The entry for a response the engine stores, its body written to `bodyFile`. Without its
+    /// Set-Cookie: the index is the tenant's, shared by all its sessions (a cookie one session was
+    /// given must not reach another's jar from the cache), and a cookie's value is a credential that
+    /// is kept nowhere in plain text (issue 18).
     package init(key: String, bodyFile: String, storing cached: CachedResponse, at now: Date) {
         let response = cached.response
+        var headers = response.headers
+        headers.removeAll("Set-Cookie")
         self.init(
             key: key, bodyFile: bodyFile, cost: cached.cost, storedAt: now, lastUsedAt: now,
             head: Head(
-                url: response.url.absoluteString, statusCode: response.statusCode, headers: response.headers,
+                url: response.url.absoluteString, statusCode: response.statusCode, headers: headers,
                 httpVersion: response.httpVersion, expectedContentLength: response.expectedContentLength, userInfo: cached.userInfo,
                 requestDate: cached.requestDate, responseDate: cached.responseDate, varyingRequestHeaders: cached.varyingRequestHeaders))
     }

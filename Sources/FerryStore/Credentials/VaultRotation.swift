@@ -4,7 +4,9 @@ import Logging
 import PostgresNIO
 
 /// `ferryd admin rotate-vault-key`: seals every credential not yet under the keyring's current key
-/// again under it, so the older keys can then be dropped from the configuration.
+/// again under it, and then every other stored secret (`SecretsResealing`: webhook secrets, cookie
+/// values, credential-bearing headers, proxy passwords, resume data; plain ones left from before
+/// they were sealed included), so the older keys can then be dropped from the configuration.
 ///
 /// Row by row, each its own statement, and only if the row still holds what was read: safe next to
 /// running ferryd (which read rows at each challenge and open them with any configured key), and
@@ -17,12 +19,25 @@ public enum VaultRotation {
         /// Rows that no configured key opens (altered, copied from elsewhere, or sealed with a key no
         /// longer configured): their ids, never anything of their content.
         public var unopenable: [UUID]
+        /// The other secrets, by kind.
+        package var others: [SecretsResealing.Kind: SecretsResealing.Tally] = [:]
+
+        /// Whether every secret is now under the current key.
+        public var isComplete: Bool { unopenable.isEmpty && others.values.allSatisfy(\.unopenable.isEmpty) }
 
         public var lines: [String] {
             var lines = ["resealed \(resealed) credential(s) under vault key \(currentKeyID); \(alreadyCurrent) already were"]
             if !unopenable.isEmpty {
                 lines.append("\(unopenable.count) credential(s) do not open with any configured key and were left as they are: "
                     + unopenable.map(\.lowercasedString).joined(separator: ", "))
+            }
+            let kinds = SecretsResealing.Kind.allCases
+            lines.append("sealed again under vault key \(currentKeyID): "
+                + kinds.map { "\(others[$0]?.resealed ?? 0) \($0.rawValue)" }.joined(separator: ", "))
+            for kind in kinds {
+                guard let rows = others[kind]?.unopenable, !rows.isEmpty else { continue }
+                lines.append("\(rows.count) \(kind.rawValue) do not open with any configured key and were left as they are: "
+                    + rows.joined(separator: ", "))
             }
             return lines
         }
@@ -56,7 +71,10 @@ public enum VaultRotation {
             for try await (id, tenant, keyID, sealed) in rows.decode((UUID, UUID, String, Data).self) {
                 batch.append((id, tenant, SealedSecret(keyID: keyID, combined: sealed)))
             }
-            guard let last = batch.last else { return report }
+            guard let last = batch.last else {
+                report.others = try await SecretsResealing.run(on: connection, keyring: keyring, logger: logger)
+                return report
+            }
             after = last.id
             for row in batch {
                 let associatedData = VaultKeyring.associatedData(tenant: row.tenant, row: row.id)

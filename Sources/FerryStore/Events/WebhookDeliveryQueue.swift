@@ -1,4 +1,5 @@
 import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,6 +8,8 @@ import PostgresNIO
 /// so dispatchers in any number of ferryd processes share them) and writing each attempt's outcome.
 package struct WebhookDeliveryQueue: Sendable {
     package let client: DatabasePool
+    /// Opens endpoints' sealed signing secrets (`SealedWebhookSecret`).
+    package let keyring: VaultKeyring
     package let logger: Logger
 
     /// A claimed delivery with everything its request needs.
@@ -64,10 +67,11 @@ package struct WebhookDeliveryQueue: Sendable {
                 RETURNING d.*
             )
             SELECT \(unescaped: JobRecord.columns), delivery_id, delivery_tenant, event_id, event_type, event_time, delivery_url,
-                   endpoint_id, endpoint_secret, failures, attempts
+                   endpoint_id, endpoint_secret, endpoint_key_id, endpoint_sealed, failures, attempts
             FROM (
                 SELECT c.id AS delivery_id, c.tenant_id AS delivery_tenant, c.event_id, c.event_type, e.created_at AS event_time,
-                       c.url AS delivery_url, c.endpoint_id, p.secret AS endpoint_secret, c.failures,
+                       c.url AS delivery_url, c.endpoint_id, p.secret AS endpoint_secret,
+                       p.secret_key_id AS endpoint_key_id, p.secret_sealed AS endpoint_sealed, c.failures,
                        (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = c.id)::bigint AS attempts,
                        (jsonb_populate_record(NULL::jobs, e.job)).*
                 FROM claimed c JOIN job_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints p ON p.id = c.endpoint_id
@@ -77,12 +81,19 @@ package struct WebhookDeliveryQueue: Sendable {
         for try await row in rows {
             let columns = row.makeRandomAccess()
             let base = JobRecord.columnCount
+            let endpointID = try columns[base + 6].decode(UUID?.self)
+            let endpointSecret = try endpointID.flatMap { id in
+                try SealedWebhookSecret.open(
+                    plain: try columns[base + 7].decode(String?.self), keyID: try columns[base + 8].decode(String?.self),
+                    sealed: try columns[base + 9].decode(Data?.self), associatedData: SealedWebhookSecret.endpointAssociatedData(id),
+                    keyring: keyring)
+            }
             claimed.append(Due(
                 id: try columns[base].decode(UUID.self), tenantID: try columns[base + 1].decode(UUID.self), eventID: try columns[base + 2].decode(Int64.self),
                 eventType: try columns[base + 3].decode(String.self), eventTime: try columns[base + 4].decode(Date.self),
-                url: try columns[base + 5].decode(String.self), endpointID: try columns[base + 6].decode(UUID?.self),
-                endpointSecret: try columns[base + 7].decode(String?.self).map(Secret.init), failures: try columns[base + 8].decode(Int.self),
-                attempt: Int(try columns[base + 9].decode(Int64.self)) + 1, job: try JobRecord(row: row)))
+                url: try columns[base + 5].decode(String.self), endpointID: endpointID,
+                endpointSecret: endpointSecret, failures: try columns[base + 10].decode(Int.self),
+                attempt: Int(try columns[base + 11].decode(Int64.self)) + 1, job: try JobRecord(row: row)))
         }
         return claimed
     }
@@ -148,8 +159,9 @@ package struct WebhookDeliveryQueue: Sendable {
             """, logger: logger)
     }
 
-    package init(client: DatabasePool, logger: Logger) {
+    package init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
     }
 }

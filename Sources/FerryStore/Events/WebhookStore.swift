@@ -1,17 +1,21 @@
 import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
 
 /// The webhooks' tables: the tenant's signing secret, endpoints, and deliveries with their attempts.
 /// Every read and change a tenant's request makes names the tenant, so another tenant's rows are
-/// simply not found.
+/// simply not found. Signing secrets are sealed with the vault key before they reach SQL
+/// (`SealedWebhookSecret`).
 public struct WebhookStore: Sendable {
     package let client: DatabasePool
+    package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: DatabasePool, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
     }
 
@@ -19,28 +23,39 @@ public struct WebhookStore: Sendable {
 
     /// The tenant's current secret, made on first use.
     package func secret(tenant: UUID) async throws -> Secret {
+        let associatedData = SealedWebhookSecret.tenantAssociatedData(tenant)
+        let made = try SealedWebhookSecret.seal(WebhookSignature.newSecret(), associatedData: associatedData, keyring: keyring)
         let rows = try await client.query(
             """
             WITH made AS (
-                INSERT INTO webhook_secrets (tenant_id, secret) VALUES (\(tenant), \(WebhookSignature.newSecret().revealed))
-                ON CONFLICT (tenant_id) DO NOTHING RETURNING secret
+                INSERT INTO webhook_secrets (tenant_id, key_id, sealed) VALUES (\(tenant), \(made.keyID), \(made.combined))
+                ON CONFLICT (tenant_id) DO NOTHING RETURNING secret, key_id, sealed
             )
-            SELECT secret FROM made UNION ALL SELECT secret FROM webhook_secrets WHERE tenant_id = \(tenant)
+            SELECT secret, key_id, sealed FROM made UNION ALL SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)
             """, logger: logger)
-        for try await secret in rows.decode(String.self) { return Secret(secret) }
+        for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
+            if let secret = try SealedWebhookSecret.open(plain: plain, keyID: keyID, sealed: sealed, associatedData: associatedData, keyring: keyring) {
+                return secret
+            }
+        }
         throw GatewayError.notFound("tenant \(tenant)")
     }
 
     /// A new current secret; the previous one stays valid (and signs too) for `grace`.
     package func rotateSecret(tenant: UUID, grace: Duration) async throws -> (secret: Secret, previousValidUntil: Date) {
+        let secret = WebhookSignature.newSecret()
+        let made = try SealedWebhookSecret.seal(secret, associatedData: SealedWebhookSecret.tenantAssociatedData(tenant), keyring: keyring)
+        // The current secret becomes the previous one as it is stored: sealed or (from before
+        // sealing) plain, under the same associated data.
         let rows = try await client.query(
             """
-            INSERT INTO webhook_secrets AS s (tenant_id, secret) VALUES (\(tenant), \(WebhookSignature.newSecret().revealed))
-            ON CONFLICT (tenant_id) DO UPDATE SET secret = EXCLUDED.secret, previous_secret = s.secret,
+            INSERT INTO webhook_secrets AS s (tenant_id, key_id, sealed) VALUES (\(tenant), \(made.keyID), \(made.combined))
+            ON CONFLICT (tenant_id) DO UPDATE SET secret = NULL, key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed,
+                previous_secret = s.secret, previous_key_id = s.key_id, previous_sealed = s.sealed,
                 previous_valid_until = now() + \(grace.components.seconds) * interval '1 second', rotated_at = now()
-            RETURNING secret, coalesce(previous_valid_until, now())
+            RETURNING coalesce(previous_valid_until, now())
             """, logger: logger)
-        for try await (secret, until) in rows.decode((String, Date).self) { return (Secret(secret), until) }
+        for try await until in rows.decode(Date.self) { return (secret, until) }
         throw GatewayError.notFound("tenant \(tenant)")
     }
 
@@ -49,9 +64,18 @@ public struct WebhookStore: Sendable {
     package func signingSecrets(tenant: UUID) async throws -> [Secret] {
         let current = try await secret(tenant: tenant)
         let rows = try await client.query(
-            "SELECT previous_secret FROM webhook_secrets WHERE tenant_id = \(tenant) AND previous_valid_until > now()", logger: logger)
+            """
+            SELECT previous_secret, previous_key_id, previous_sealed FROM webhook_secrets
+            WHERE tenant_id = \(tenant) AND previous_valid_until > now()
+            """, logger: logger)
         var secrets = [current]
-        for try await previous in rows.decode(String?.self) { if let previous { secrets.append(Secret(previous)) } }
+        for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
+            if let previous = try SealedWebhookSecret.open(
+                plain: plain, keyID: keyID, sealed: sealed, associatedData: SealedWebhookSecret.tenantAssociatedData(tenant), keyring: keyring)
+            {
+                secrets.append(previous)
+            }
+        }
         return secrets
     }
 
@@ -87,9 +111,12 @@ public struct WebhookStore: Sendable {
 
     package func createEndpoint(tenant: UUID, url: String, events: [String]) async throws -> Endpoint {
         let secret = WebhookSignature.newSecret()
+        let id = UUID()
+        let sealed = try SealedWebhookSecret.seal(secret, associatedData: SealedWebhookSecret.endpointAssociatedData(id), keyring: keyring)
         let rows = try await client.query(
             """
-            INSERT INTO webhook_endpoints (tenant_id, url, events, secret) VALUES (\(tenant), \(url), \(events), \(secret.revealed))
+            INSERT INTO webhook_endpoints (id, tenant_id, url, events, secret_key_id, secret_sealed)
+            VALUES (\(id), \(tenant), \(url), \(events), \(sealed.keyID), \(sealed.combined))
             RETURNING \(unescaped: Self.endpointColumns)
             """, logger: logger)
         for try await row in rows {

@@ -1,4 +1,5 @@
 import FerryModel
+import FerryVault
 import Foundation
 import PostgresNIO
 
@@ -92,6 +93,8 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
     var limit: Int
     var owner: String
     var leaseSeconds: Int
+    /// Opens the job's sealed headers and resume data and its session's secrets: the worker sends them.
+    var keyring: VaultKeyring
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 5)
@@ -106,14 +109,27 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row {
         let columns = row.makeRandomAccess()
         let failures = try columns[JobRecord.columnCount].decode(Int64.self)
-        let session = try columns[JobRecord.columnCount + 1].decode(String?.self).map { try JobSpecification.decode(SessionSettings.self, json: $0) }
+        let sessionID = try columns[2].decode(UUID?.self)
+        let sessionText = try columns[JobRecord.columnCount + 1].decode(String?.self)
         let sessionKind = try columns[JobRecord.columnCount + 2].decode(String?.self)
         let answers = try JobSpecification.decode([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
         let stored = OwnerStoredState(
             cookies: try columns[JobRecord.columnCount + 4].decode(Bool.self),
             connectionCredentials: try columns[JobRecord.columnCount + 5].decode(Bool.self))
+        // A value that does not open must not fail the whole claim (its jobs are already running):
+        // the job is handed to its runner redacted, with the reason, and fails there.
+        let opened: (job: JobRecord, session: SessionSettings?, unopenable: String?)
+        do {
+            opened = (
+                try JobRecord(row: row, reading: .open(keyring)),
+                try sessionText.map { try SealedSessionConfiguration.decode($0, session: sessionID ?? UUID(), reading: .open(keyring)) }, nil)
+        } catch let error as VaultError {
+            opened = (
+                try JobRecord(row: row),
+                try sessionText.map { try SealedSessionConfiguration.decode($0, session: sessionID ?? UUID(), reading: .redact) }, "\(error)")
+        }
         return JobQueue.Claim(
-            job: try JobRecord(row: row), earlierFailures: Int(failures), session: session, sessionKind: sessionKind, decisionAnswers: answers,
-            stored: stored)
+            job: opened.job, earlierFailures: Int(failures), session: opened.session, sessionKind: sessionKind, decisionAnswers: answers,
+            stored: stored, unopenableSecret: opened.unopenable)
     }
 }

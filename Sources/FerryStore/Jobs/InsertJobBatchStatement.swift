@@ -45,6 +45,8 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
     var defaultMaxQueued: Int
     var ids: [UUID]
     var jobs: [JobSpecification]
+    /// Each job's request as stored, its credential-bearing values sealed for its id.
+    var storedRequests: [String]
     /// Job i's key is this, a space and i: a space cannot appear in a single job's key, so the two
     /// never collide.
     var idempotencyKey: String?
@@ -58,7 +60,7 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
         bindings.append(jobs.map { $0.sessionID?.uuidString ?? "" })
         bindings.append(jobs.map(\.kind.rawValue))
         bindings.append(jobs.map(\.priority))
-        bindings.append(jobs.map { JobSpecification.json($0.request) })
+        bindings.append(storedRequests)
         bindings.append(jobs.map { JobSpecification.json($0.policies) })
         bindings.append(jobs.map(\.maxAttempts))
         bindings.append(idempotencyKey)

@@ -20,8 +20,8 @@ struct InsertJobStatement: PostgresPreparedStatement {
                         ELSE 0 END AS queued,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = $2), $3) AS cap
         ), inserted AS (
-            INSERT INTO jobs (tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
-            SELECT $2, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11
+            INSERT INTO jobs (id, tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
+            SELECT $12, $2, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11
             FROM room WHERE room.queued < room.cap
               AND ($4::uuid IS NULL OR EXISTS (
                   SELECT 1 FROM sessions s WHERE s.id = $4 AND s.tenant_id = $2 AND s.invalidated_at IS NULL))
@@ -30,28 +30,33 @@ struct InsertJobStatement: PostgresPreparedStatement {
         )
         SELECT \(JobRecord.columns), (SELECT queued + 1 FROM room)::bigint, (SELECT cap FROM room)::bigint FROM inserted
         """
-    static let bindingDataTypes: [PostgresDataType] = [.bool, .uuid, .int8, .uuid, .text, .int8, .text, .text, .int8, .text, .bytea]
+    static let bindingDataTypes: [PostgresDataType] = [.bool, .uuid, .int8, .uuid, .text, .int8, .text, .text, .int8, .text, .bytea, .uuid]
 
     var countRoom: Bool
     var tenant: UUID
     var defaultMaxQueued: Int
+    /// Chosen here, since the request's sealed values name it (`SealedJobRequest`).
+    var id: UUID
     var job: JobSpecification
+    /// `job.request` as stored: its credential-bearing values sealed.
+    var storedRequest: String
     var idempotencyKey: String?
     var idempotencyHash: Data?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 11)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(countRoom)
         bindings.append(tenant)
         bindings.append(defaultMaxQueued)
         bindings.append(job.sessionID)
         bindings.append(job.kind.rawValue)
         bindings.append(job.priority)
-        bindings.append(JobSpecification.json(job.request))
+        bindings.append(storedRequest)
         bindings.append(JobSpecification.json(job.policies))
         bindings.append(job.maxAttempts)
         bindings.append(idempotencyKey)
         try bindings.append(idempotencyHash)
+        bindings.append(id)
         return bindings
     }
 

@@ -1,4 +1,5 @@
 import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
@@ -18,9 +19,13 @@ public struct JobQueue: Sendable {
     /// Running-job limit for tenants without their own (`tenants.max_running_jobs`).
     package let defaultMaxRunningJobs: Int
     package let ends: JobEndWriter
+    /// Seals resume data on its way to the table and opens what a claim reads (`SealedResumeData`,
+    /// `SealedJobRequest`, `SealedSessionConfiguration`).
+    package let keyring: VaultKeyring
 
-    public init(client: DatabasePool, logger: Logger, defaultMaxRunningJobs: Int = 64) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger, defaultMaxRunningJobs: Int = 64) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
         self.defaultMaxRunningJobs = defaultMaxRunningJobs
         self.ends = JobEndWriter(client: client, logger: logger)
@@ -43,6 +48,9 @@ public struct JobQueue: Sendable {
         package var decisionAnswers: [String: StoredDecisionAnswer] = [:]
         /// What the owner has stored that the job's engine session must be brought up to date with.
         package var stored = OwnerStoredState.unknown
+        /// Why a value sealed in the job or its session did not open (no configured vault key opens
+        /// it): the job cannot run as submitted, and `job` holds `<redacted>` in its place.
+        public var unopenableSecret: String?
     }
 
     /// Claims up to `limit` jobs in one statement (`FOR UPDATE SKIP LOCKED`, so concurrent workers in
@@ -60,7 +68,7 @@ public struct JobQueue: Sendable {
     public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {
         let statement = ClaimJobsStatement(
             defaultMaxRunningJobs: defaultMaxRunningJobs, candidatesPerTenant: limit + Self.claimSlack, limit: limit, owner: owner,
-            leaseSeconds: leaseSeconds)
+            leaseSeconds: leaseSeconds, keyring: keyring)
         var claims: [Claim] = []
         for try await claim in try await client.execute(statement, logger: logger) { claims.append(claim) }
         return claims
@@ -91,6 +99,7 @@ public struct JobQueue: Sendable {
     public func heartbeat(
         job: UUID, attempt: Int, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?
     ) async throws -> HeartbeatAnswer {
+        let resumeData = try SealedResumeData.json(resumeData, job: job, keyring: keyring)
         let rows = try await client.query(
             """
             UPDATE jobs SET bytes_done = \(progress.bytesDone), bytes_expected = \(progress.bytesExpected),
@@ -161,7 +170,16 @@ public struct JobQueue: Sendable {
     /// is written then).
     @discardableResult
     public func finish(job: UUID, attempt: Int, owner: String, _ completion: Completion) async throws -> Bool {
-        try await ends.write(JobEndWriter.End(job: job, attempt: attempt, owner: owner, completion: completion))
+        var completion = completion
+        completion.resumeData = try SealedResumeData.json(completion.resumeData, job: job, keyring: keyring)
+        // A response's Set-Cookie (the cookie's value) is shown redacted and read by nothing: not stored.
+        if var response = completion.response {
+            for index in response.headers.indices where CredentialHeaders.carriesCredentials(response.headers[index].name) {
+                response.headers[index].value = CredentialHeaders.placeholder
+            }
+            completion.response = response
+        }
+        return try await ends.write(JobEndWriter.End(job: job, attempt: attempt, owner: owner, completion: completion))
     }
 
     /// Jobs whose worker stopped renewing its lease go back to the queue (or, when a pause or cancel

@@ -14,16 +14,19 @@ extension JobRecord {
     /// How many values `columns` selects: a query's own columns after them start at this index.
     package static let columnCount = 25
 
-    package init(row: PostgresRow) throws {
+    /// A job row; `reading` says what becomes of the values sealed in it (`SecretReading`): only the
+    /// worker that runs the job opens them.
+    package init(row: PostgresRow, reading: SecretReading = .redact) throws {
         let r = row.makeRandomAccess()
+        let id = try r[0].decode(UUID.self)
         try self.init(
-            id: try r[0].decode(UUID.self),
+            id: id,
             tenantID: try r[1].decode(UUID.self),
             sessionID: try r[2].decode(UUID?.self),
             kind: JobSpecification.Kind(rawValue: try r[3].decode(String.self)) ?? .download,
             state: JobState(rawValue: try r[4].decode(String.self)) ?? .failed,
             priority: try r[5].decode(Int.self),
-            request: try JobSpecification.decode(JobSpecification.Request.self, json: try r[6].decode(String.self)),
+            request: try SealedJobRequest.decode(try r[6].decode(String.self), job: id, reading: reading),
             policies: try JobSpecification.decode(JobSpecification.Policies.self, json: try r[7].decode(String.self)),
             attempt: try r[8].decode(Int.self),
             maxAttempts: try r[9].decode(Int.self),
@@ -34,7 +37,7 @@ extension JobRecord {
             result: try r[14].decode(String?.self).map { try JobSpecification.decode(StoredResult.self, json: $0) },
             errorCode: try r[15].decode(String?.self),
             errorMessage: try r[16].decode(String?.self),
-            resumeData: try r[17].decode(String?.self),
+            resumeData: try SealedResumeData.decode(try r[17].decode(String?.self), job: id, reading: reading),
             stopRequest: try r[18].decode(String?.self),
             createdAt: try r[19].decode(Date.self),
             updatedAt: try r[20].decode(Date.self),

@@ -21,6 +21,7 @@ extension JobStore {
     ) async throws -> SubmitBatchOutcome {
         let logger = self.logger
         let defaultMaxQueued = defaultMaxQueuedJobs
+        let keyring = self.keyring
         let outcome = try await client.transaction(logger: logger) { connection -> SubmitBatchOutcome in
             if let key = idempotencyKey {
                 let keys = InsertJobBatchStatement.idempotencyKeys(key, count: jobs.count)
@@ -37,8 +38,9 @@ extension JobStore {
                 try await Self.checkBodySource(job.request.body, tenant: tenant, on: connection, logger: logger)
             }
             let ids = jobs.map { _ in UUID() }
+            let requests = try zip(ids, jobs).map { id, job in try SealedJobRequest.json(job.request, job: id, keyring: keyring) }
             let statement = InsertJobBatchStatement(
-                tenant: tenant, defaultMaxQueued: defaultMaxQueued, ids: ids, jobs: jobs, idempotencyKey: idempotencyKey,
+                tenant: tenant, defaultMaxQueued: defaultMaxQueued, ids: ids, jobs: jobs, storedRequests: requests, idempotencyKey: idempotencyKey,
                 idempotencyHash: idempotencyKey == nil ? nil : bodyDigest)
             var inserted: [UUID: JobRecord] = [:]
             for try await job in try await connection.execute(statement, logger: logger) { inserted[job.id] = job }

@@ -1,5 +1,6 @@
 import Crypto
 import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
@@ -13,9 +14,12 @@ public struct JobStore: Sendable {
     package let defaultMaxQueuedJobs: Int
     package let wakeup: QueueWakeup
     private let queueRoom = QueueRoomEstimates()
+    /// Seals the credential-bearing headers of submitted jobs (`SealedJobRequest`).
+    package let keyring: VaultKeyring
 
-    public init(client: DatabasePool, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
         self.defaultMaxQueuedJobs = defaultMaxQueuedJobs
         self.wakeup = QueueWakeup(client: client, logger: logger)
@@ -55,10 +59,12 @@ public struct JobStore: Sendable {
         let defaultMaxQueued = defaultMaxQueuedJobs
         let queueRoom = self.queueRoom
         let countRoom = !queueRoom.maySkipCount(tenant: tenant)
+        let id = UUID()
+        let storedRequest = try SealedJobRequest.json(job.request, job: id, keyring: keyring)
         // The queue's room and the session are checked by the insert itself.
         func insert(hash: Data?, on connection: PostgresConnection) async throws -> JobRecord {
             let inserted = try await Self.insert(
-                job, tenant: tenant, idempotencyKey: idempotencyKey, hash: hash, countRoom: countRoom, defaultMaxQueued: defaultMaxQueued,
+                job, id: id, storedRequest: storedRequest, tenant: tenant, idempotencyKey: idempotencyKey, hash: hash, countRoom: countRoom, defaultMaxQueued: defaultMaxQueued,
                 on: connection, logger: logger)
             if let room = inserted.room { queueRoom.record(tenant: tenant, waiting: room.waiting, limit: room.limit) }
             return inserted.job
@@ -84,11 +90,12 @@ public struct JobStore: Sendable {
     /// waiting jobs are not counted (`QueueRoomEstimates` says there is room) and no `room` comes back;
     /// otherwise `room` is the waiting jobs, this one included, and the tenant's limit.
     private static func insert(
-        _ job: JobSpecification, tenant: UUID, idempotencyKey: String?, hash: Data?, countRoom: Bool, defaultMaxQueued: Int,
-        on connection: PostgresConnection, logger: Logger
+        _ job: JobSpecification, id: UUID, storedRequest: String, tenant: UUID, idempotencyKey: String?, hash: Data?, countRoom: Bool,
+        defaultMaxQueued: Int, on connection: PostgresConnection, logger: Logger
     ) async throws -> (job: JobRecord, room: (waiting: Int64, limit: Int64)?) {
         let statement = InsertJobStatement(
-            countRoom: countRoom, tenant: tenant, defaultMaxQueued: defaultMaxQueued, job: job, idempotencyKey: idempotencyKey,
+            countRoom: countRoom, tenant: tenant, defaultMaxQueued: defaultMaxQueued, id: id, job: job, storedRequest: storedRequest,
+            idempotencyKey: idempotencyKey,
             idempotencyHash: hash)
         for try await inserted in try await connection.execute(statement, logger: logger) {
             return (inserted.job, countRoom ? (inserted.waiting, inserted.limit) : nil)

@@ -1,4 +1,6 @@
+import FerryVault
 import Foundation
+import Logging
 import PostgresNIO
 import URLLoading
 
@@ -6,7 +8,8 @@ import URLLoading
 /// (`SessionCookieJars.prepare`), so prepared once per connection rather than parsed and planned
 /// each time (bench P3).
 struct SessionCookiesStatement: PostgresPreparedStatement {
-    typealias Row = Cookie
+    /// Nil for a cookie whose value does not open (`SessionCookieStore.cookie`).
+    typealias Row = Cookie?
 
     static let sql = """
         SELECT \(SessionCookieStore.columns) FROM session_cookies
@@ -16,6 +19,8 @@ struct SessionCookiesStatement: PostgresPreparedStatement {
     static let bindingDataTypes: [PostgresDataType] = [.uuid]
 
     var session: UUID
+    var keyring: VaultKeyring
+    var logger: Logger
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 1)
@@ -24,6 +29,6 @@ struct SessionCookiesStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try SessionCookieStore.cookie(row)
+        try SessionCookieStore.cookie(row, keyring: keyring, logger: logger)
     }
 }

@@ -1,15 +1,21 @@
 import FerryModel
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
 
-/// A tenant's gateway sessions (`sessions`): create, read, list, invalidate.
+/// A tenant's gateway sessions (`sessions`): create, read, list, invalidate. Credential-bearing
+/// headers and a proxy's password are sealed in the stored configuration
+/// (`SealedSessionConfiguration`); what this store reads back shows them redacted, as the views do.
+/// Only a worker's claim opens them.
 public struct SessionStore: Sendable {
     package let client: DatabasePool
+    package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: DatabasePool, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
     }
 
@@ -36,14 +42,16 @@ public struct SessionStore: Sendable {
     package static func record(_ row: PostgresRow) throws -> Record {
         let (id, kind, configuration, createdAt, invalidatedAt, mode) = try row.decode((UUID, String, String, Date, Date?, String?).self)
         return Record(
-            id: id, kind: kind, settings: try JobSpecification.decode(SessionSettings.self, json: configuration),
+            id: id, kind: kind, settings: try SealedSessionConfiguration.decode(configuration, session: id, reading: .redact),
             createdAt: createdAt, invalidatedAt: invalidatedAt, invalidationMode: mode)
     }
 
     public func create(kind: String, settings: SessionSettings, tenant: UUID) async throws -> Record {
+        let id = UUID()
+        let configuration = try SealedSessionConfiguration.json(settings, session: id, keyring: keyring)
         let rows = try await client.query(
             """
-            INSERT INTO sessions (tenant_id, kind, configuration) VALUES (\(tenant), \(kind), \(JobSpecification.json(settings))::jsonb)
+            INSERT INTO sessions (id, tenant_id, kind, configuration) VALUES (\(id), \(tenant), \(kind), \(configuration)::jsonb)
             RETURNING \(unescaped: Self.columns)
             """, logger: logger)
         for try await row in rows { return try Self.record(row) }
