@@ -1,4 +1,5 @@
 @testable import FerryStore
+import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
@@ -27,7 +28,7 @@ struct LeaseTakeBackTests {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await pool.run() }
                 defer { group.cancelAll() }
-                let queue = JobQueue(client: pool, logger: logger)
+                let queue = JobQueue(client: pool, keyring: try VaultKeyring(keys: [try VaultKey(base64: VaultKey.generateText())]), logger: logger)
                 let claims = try await queue.claim(owner: "worker-a", limit: 1, leaseSeconds: 60)
                 #expect(claims.count == 1)
                 // As if the server had been down for longer than the lease.

@@ -14,8 +14,8 @@ import Synchronization
 /// the pool stayed useless for many seconds after the database was back.
 ///
 /// Here a probe asks the database `SELECT 1` on a connection of its own every `probeInterval` (at
-/// once when a caller saw a connection fail). When it gets no answer within `probeTimeout`, the pool
-/// is unavailable: its client is shut down, which fails every request waiting in it, and every call
+/// once when a caller saw a connection fail). When the database refuses or drops connections, or
+/// gives no answer at all for a few probes (see `watch`), the pool is unavailable: its client is shut down, which fails every request waiting in it, and every call
 /// fails at once with `DatabaseOutage.refusal` (503 `database_unavailable` at the API). The probe then
 /// tries to connect every `reconnectInterval`; the first answer brings a fresh client into service.
 public final class DatabasePool: Service, Sendable {
@@ -156,8 +156,9 @@ public final class DatabasePool: Service, Sendable {
                 }
                 if Task.isCancelled { break }
                 self.logger.error("the database does not answer; API calls get 503 database_unavailable until it does")
-                probe = await self.reconnect()
-                guard probe != nil else { break }
+                let (back, connection) = await self.reconnect()
+                probe = connection
+                guard back else { break }
                 self.state.withLock { state in
                     state.client = PostgresClient(configuration: self.clientConfiguration, backgroundLogger: self.logger)
                     state.lastReturn = .now
@@ -168,23 +169,43 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
-    /// Probes until the database does not answer (twice in a row: once on the old connection, once
-    /// on a new one) or the task is cancelled; returns the probe connection still open, if any.
+    /// Probes until the database is found away or the task is cancelled; returns the probe
+    /// connection still open, if any.
+    ///
+    /// Away means a failure `DatabaseOutage` describes (refused, closed, shutting down, starting up)
+    /// on the old connection and again on a new one, or no answer at all for `hangingProbes` probes
+    /// in a row (a server that stopped answering). Any other failure (the server is full: "too many
+    /// clients", a slow answer on a busy machine) is not an outage: the pool's own connections may
+    /// well work, and refusing every call for it would turn a busy moment into an outage.
     private func watch(_ initial: PostgresConnection?) async -> PostgresConnection? {
         var connection = initial
         var bell = suspicion.makeListener()
+        var unanswered = 0
         while !Task.isCancelled {
             do {
                 connection = try await probe(connection)
+                unanswered = 0
             } catch {
                 try? await connection?.close()
                 connection = nil
                 if Task.isCancelled { return nil }
                 do {
                     connection = try await probe(nil)
+                    unanswered = 0
                 } catch {
-                    logger.warning("database probe failed", metadata: ["error": "\(String(reflecting: error))"])
-                    return nil
+                    if DatabaseOutage.describes(error) {
+                        logger.warning("database probe failed", metadata: ["error": "\(String(reflecting: error))"])
+                        return nil
+                    }
+                    if error is Deadline.Passed {
+                        unanswered += 1
+                        if unanswered >= Self.hangingProbes {
+                            logger.warning("the database did not answer \(unanswered) probes in a row")
+                            return nil
+                        }
+                    } else {
+                        logger.debug("database probe failed; not an outage", metadata: ["error": "\(String(reflecting: error))"])
+                    }
                 }
             }
             await bell.wait(atMost: settings.probeInterval)
@@ -192,13 +213,22 @@ public final class DatabasePool: Service, Sendable {
         return connection
     }
 
+    /// Probes without any answer before a server is taken for hung: about 3 to 4 seconds.
+    static let hangingProbes = 3
+
     /// Tries to connect every `reconnectInterval` until the database answers; nil when cancelled.
-    private func reconnect() async -> PostgresConnection? {
+    /// A server that answers with an error of its own that is no outage (it is full) is back.
+    /// Returns false when cancelled, else the probe connection if one was made.
+    private func reconnect() async -> (back: Bool, connection: PostgresConnection?) {
         while !Task.isCancelled {
-            if let connection = try? await probe(nil) { return connection }
+            do {
+                return (true, try await probe(nil))
+            } catch let error as PSQLError where error.code == .server && !DatabaseOutage.describes(error) {
+                return (true, nil)
+            } catch {}
             try? await Task.sleep(for: settings.reconnectInterval)
         }
-        return nil
+        return (false, nil)
     }
 
     /// `SELECT 1` on `connection`, or on a new connection when it is nil; returns the connection used.
