@@ -9,9 +9,22 @@ enum CurlRequestOptions {
     /// narration includes request headers, so credentials would be shown.
     static let verbose = ProcessInfo.processInfo.environment["FERRY_CURL_VERBOSE"] == "1"
 
+    /// All receive buffers of one loop together, in bytes: what a thousand transfers at once may
+    /// hold in curl's buffers (see `receiveBufferSize`).
+    static let receiveBuffersBudget = 16 << 20
+
+    /// curl's receive buffer for a transfer that joins `transfersOnLoop` others: 256 KiB while few
+    /// run (fewer, larger reads at full speed), a share of `receiveBuffersBudget` when many do,
+    /// down to curl's default of 16 KiB. A buffer's pages stay in memory once a read has touched
+    /// them, so a thousand slow transfers with 256 KiB each crept towards 250 MiB (bench P5).
+    static func receiveBufferSize(transfersOnLoop: Int) -> Int {
+        min(256 << 10, max(16 << 10, receiveBuffersBudget / max(1, transfersOnLoop + 1)))
+    }
+
     /// - Parameter proxyHeaderLines: sent to the proxy only, with the CONNECT of a tunnel.
+    /// - Parameter transfersOnLoop: the transfers the loop drives besides this one.
     static func apply(
-        to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration,
+        to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration, transfersOnLoop: Int = 0,
         body: RequestBodyReader?, remainingMilliseconds: Int, proxyHeaderLines: [String] = []
     ) throws(TransferError) {
         let scheme = request.url.scheme?.lowercased() ?? ""
@@ -24,7 +37,7 @@ enum CurlRequestOptions {
         try easy.set(CURLOPT_NOSIGNAL, 1, "CURLOPT_NOSIGNAL")
         try easy.set(CURLOPT_FOLLOWLOCATION, 0, "CURLOPT_FOLLOWLOCATION")
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "CURLOPT_TCP_KEEPALIVE")
-        try easy.set(CURLOPT_BUFFERSIZE, 256 << 10, "CURLOPT_BUFFERSIZE")
+        try easy.set(CURLOPT_BUFFERSIZE, receiveBufferSize(transfersOnLoop: transfersOnLoop), "CURLOPT_BUFFERSIZE")
         try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 256 << 10, "CURLOPT_UPLOAD_BUFFERSIZE")
         // A tunnel's CONNECT response reaches the header callback, which sets it apart (a refusal,
         // such as a 407 challenge, is the only way to see the proxy's Proxy-Authenticate).

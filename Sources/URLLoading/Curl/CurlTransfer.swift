@@ -74,7 +74,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         }
         do {
             try CurlRequestOptions.apply(
-                to: &easy, request: setup.request, configuration: configuration, body: setup.body,
+                to: &easy, request: setup.request, configuration: configuration, transfersOnLoop: loop.transferCount, body: setup.body,
                 remainingMilliseconds: setup.remainingMilliseconds, proxyHeaderLines: setup.proxyHeaderLines)
             if let tls = setup.tls { try CurlRequestOptions.apply(tls, to: easy, url: url) }
         } catch {
