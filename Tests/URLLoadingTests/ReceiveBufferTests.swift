@@ -5,15 +5,15 @@ import Testing
 /// slow ones do not each keep 256 KiB in memory, while a lone fast one keeps large reads.
 @Suite("Receive buffers")
 struct ReceiveBufferTests {
-    @Test("256 KiB alone or among a few, a share of the loop's budget among many, never under 16 KiB")
-    func sharesTheBudget() {
+    @Test("256 KiB among a few, 64 KiB among dozens, 16 KiB among more; a thousand started one by one hold under 24 MiB")
+    func shrinkWithTheCrowd() {
         #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 0) == 256 << 10)
-        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 1023) == 16 << 10)
-        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 49) == 256 << 10)
-        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 127) == 128 << 10)
-        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 999) == (16 << 20) / 1000)
+        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 15) == 256 << 10)
+        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 16) == 64 << 10)
+        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 63) == 64 << 10)
+        #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 64) == 16 << 10)
         #expect(CurlRequestOptions.receiveBufferSize(transfersOnLoop: 100_000) == 16 << 10)
-        let many = 1000 * CurlRequestOptions.receiveBufferSize(transfersOnLoop: 999)
-        #expect(many <= CurlRequestOptions.receiveBuffersBudget)
+        let thousand = (0..<1000).reduce(0) { $0 + CurlRequestOptions.receiveBufferSize(transfersOnLoop: $1) }
+        #expect(thousand < 24 << 20)
     }
 }

@@ -9,16 +9,17 @@ enum CurlRequestOptions {
     /// narration includes request headers, so credentials would be shown.
     static let verbose = ProcessInfo.processInfo.environment["FERRY_CURL_VERBOSE"] == "1"
 
-    /// All receive buffers of one loop together, in bytes: what a thousand transfers at once may
-    /// hold in curl's buffers (see `receiveBufferSize`).
-    static let receiveBuffersBudget = 16 << 20
-
-    /// curl's receive buffer for a transfer that joins `transfersOnLoop` others: 256 KiB while few
-    /// run (fewer, larger reads at full speed), a share of `receiveBuffersBudget` when many do,
-    /// down to curl's default of 16 KiB. A buffer's pages stay in memory once a read has touched
-    /// them, so a thousand slow transfers with 256 KiB each crept towards 250 MiB (bench P5).
+    /// curl's receive buffer for a transfer that joins `transfersOnLoop` others: 256 KiB among a few
+    /// (fewer, larger reads at full speed), 64 KiB among dozens, curl's default of 16 KiB among
+    /// more. A buffer keeps the pages a read once touched, and a transfer keeps its buffer while it
+    /// runs: a thousand slow transfers with 256 KiB each crept towards 250 MiB (bench P5); in these
+    /// tiers a thousand started one after another hold at most about 22 MiB.
     static func receiveBufferSize(transfersOnLoop: Int) -> Int {
-        min(256 << 10, max(16 << 10, receiveBuffersBudget / max(1, transfersOnLoop + 1)))
+        switch transfersOnLoop {
+        case ..<16: 256 << 10
+        case ..<64: 64 << 10
+        default: 16 << 10
+        }
     }
 
     /// - Parameter proxyHeaderLines: sent to the proxy only, with the CONNECT of a tunnel.
