@@ -153,6 +153,8 @@ struct JobRunner: Sendable {
         }
         task.temporaryDirectory = directory
         task.spareFiles = files.spares
+        // The origin's own bytes unless the job asked otherwise: a decoded body could not be resumed.
+        task.acceptsCompressedContent = job.policies.compressed ?? false
         return (task, decisions)
     }
 

@@ -9,10 +9,13 @@ enum CurlRequestOptions {
     /// narration includes request headers, so credentials would be shown.
     static let verbose = ProcessInfo.processInfo.environment["FERRY_CURL_VERBOSE"] == "1"
 
-    /// - Parameter proxyHeaderLines: sent to the proxy only, with the CONNECT of a tunnel.
+    /// - Parameters:
+    ///   - proxyHeaderLines: sent to the proxy only, with the CONNECT of a tunnel.
+    ///   - acceptsCompressedContent: send `Accept-Encoding` (every codec curl has) and decode the body.
     static func apply(
         to easy: inout EasyHandle, request: TransferRequest, configuration: SessionConfiguration,
-        body: RequestBodyReader?, remainingMilliseconds: Int, proxyHeaderLines: [String] = []
+        body: RequestBodyReader?, remainingMilliseconds: Int, proxyHeaderLines: [String] = [],
+        acceptsCompressedContent: Bool
     ) throws(TransferError) {
         let scheme = request.url.scheme?.lowercased() ?? ""
         let isHTTP = scheme == "http" || scheme == "https"
@@ -43,7 +46,7 @@ enum CurlRequestOptions {
         try applyMethodAndBody(to: easy, request: request, body: body, scheme: scheme, isHTTP: isHTTP)
         if isHTTP {
             try easy.setHeaderLines(try headerLines(request: request, configuration: configuration, body: body))
-            if configuration.acceptsCompressedContent, !request.headers.contains("Accept-Encoding") {
+            if acceptsCompressedContent, !request.headers.contains("Accept-Encoding") {
                 try easy.set(CURLOPT_ACCEPT_ENCODING, string: "", "CURLOPT_ACCEPT_ENCODING")
             }
             let version = configuration.httpVersion2Enabled ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)

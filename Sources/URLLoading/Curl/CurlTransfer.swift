@@ -28,6 +28,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         var proxyHeaderLines: [String]
         /// The TLS settings of this hop's server; nil when the request's own options are all it needs.
         var tls: HopTLSSettings?
+        /// Send `Accept-Encoding` and decode the body (the task's choice, not only the session's).
+        var acceptsCompressedContent: Bool
     }
 
     let loop: CurlLoop
@@ -75,7 +77,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         do {
             try CurlRequestOptions.apply(
                 to: &easy, request: setup.request, configuration: configuration, body: setup.body,
-                remainingMilliseconds: setup.remainingMilliseconds, proxyHeaderLines: setup.proxyHeaderLines)
+                remainingMilliseconds: setup.remainingMilliseconds, proxyHeaderLines: setup.proxyHeaderLines,
+                acceptsCompressedContent: setup.acceptsCompressedContent)
             if let tls = setup.tls { try CurlRequestOptions.apply(tls, to: easy, url: url) }
         } catch {
             easy.cleanup()

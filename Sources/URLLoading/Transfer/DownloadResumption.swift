@@ -31,11 +31,11 @@ struct DownloadResumption {
         entityTotal = encoded ? nil : response?.expectedContentLength
         guard let partial = partialFile, let response else { return nil }
         let offset: Int64
-        switch ResumeResponse.classify(statusCode: response.statusCode, headers: response.headers, requestedOffset: requestedOffset) {
+        switch classify(response.statusCode, headers: response.headers) {
         case .append(let expectedTotal):
             offset = partial.length
             entityTotal = expectedTotal
-            // A 206 may leave out validators the first response had; the entity is the same one.
+            // Hand-made resume data without validators continued with Range alone: keep its (none).
             if entityValidators == nil, let source {
                 entityValidators = EntityValidators(entityTag: source.entityTag, lastModified: source.lastModified)
             }
@@ -48,6 +48,21 @@ struct DownloadResumption {
         }
         partialFile = nil
         return (partial, offset)
+    }
+
+    /// What the current hop's response means for the partial file: a 206 appends only when it starts
+    /// at the offset asked and carries the validator the resume data holds (DL-09, DL-10).
+    func classify(_ statusCode: Int?, headers: HTTPHeaders) -> ResumeResponse {
+        ResumeResponse.classify(
+            statusCode: statusCode, headers: headers, requestedOffset: requestedOffset,
+            validators: source.map { EntityValidators(entityTag: $0.entityTag, lastModified: $0.lastModified) })
+    }
+
+    /// Nothing of the partial file fits what the server now holds: empty it before the request that
+    /// starts over, so that no later resume data can name those bytes, whatever that request meets.
+    mutating func discardPartialBytes() throws(TransferError) {
+        requestedOffset = 0
+        try partialFile?.truncateToZero()
     }
 
     /// What continues the download from the bytes written so far, or nil when it cannot be continued.

@@ -24,10 +24,10 @@ extension TaskTransfer {
         switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
         case .notARedirect:
             if resumption.requestedOffset > 0,
-                case .restartWithoutRange = ResumeResponse.classify(
-                    statusCode: head.statusCode, headers: head.headers, requestedOffset: resumption.requestedOffset)
+                case .restartWithoutRange = resumption.classify(head.statusCode, headers: head.headers)
             {
-                // Nothing of this body fits the partial file: drop it and ask for everything (DL-09).
+                // Nothing of this body fits the partial file (416, another start, another entity):
+                // drop it and ask for everything (DL-09, DL-10).
                 machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
                 return
             }

@@ -103,7 +103,8 @@ final class TaskTransfer: @unchecked Sendable {
             let tunnels = CurlRequestOptions.tunnels(request.url, configuration: configuration)
             try curl.startHop(CurlTransfer.Hop(
                 request: authentication.authorizing(sent), body: body, remainingMilliseconds: remainingResourceTime(),
-                proxyHeaderLines: tunnels ? authentication.tunnelProxyHeaderLines(for: request.url) : [], tls: tls))
+                proxyHeaderLines: tunnels ? authentication.tunnelProxyHeaderLines(for: request.url) : [], tls: tls,
+                acceptsCompressedContent: role.download?.acceptsCompressedContent ?? configuration.acceptsCompressedContent))
         } catch {
             finish(error: error)
             return
@@ -162,7 +163,12 @@ final class TaskTransfer: @unchecked Sendable {
     private func startNextHop(_ next: TransferStateMachine.NextHop) {
         switch next {
         case .restartWithoutRange(let restart):
-            resumption.requestedOffset = 0
+            do {
+                try resumption.discardPartialBytes()
+            } catch {
+                finish(error: error)
+                return
+            }
             request = restart
             task.setCurrentRequest(restart)
         case .retryWithCredential:
