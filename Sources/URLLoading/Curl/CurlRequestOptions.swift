@@ -57,8 +57,27 @@ enum CurlRequestOptions {
             let multiplex = scheme == "https" && configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
             try easy.set(CURLOPT_PIPEWAIT, multiplex ? 1 : 0, "CURLOPT_PIPEWAIT")
         }
+        if scheme == "ftp" || scheme == "ftps", body == nil {
+            try applyFTPResumption(to: easy, request: request)
+        }
         try applyTLS(to: easy, configuration: configuration)
         try applyProxy(to: easy, configuration: configuration)
+    }
+
+    /// ftp has no headers: a `Range: bytes=N-` (what continuing a download adds, and `ferry get -C -`)
+    /// becomes curl's resume offset, sent as REST N. The file's modification time is asked for
+    /// (MDTM), so that resume data can record it beside the size curl always asks (SIZE). Downloads
+    /// only: curl would ask MDTM before an upload too, and a file not yet there fails it.
+    private static func applyFTPResumption(to easy: EasyHandle, request: TransferRequest) throws(TransferError) {
+        try easy.set(CURLOPT_FILETIME, 1, "CURLOPT_FILETIME")
+        guard let range = request.headers["Range"] else { return }
+        let spec = range.trimmingCharacters(in: .whitespaces)
+        guard spec.lowercased().hasPrefix("bytes="), spec.hasSuffix("-"),
+            let offset = Int64(spec.dropFirst("bytes=".count).dropLast()), offset >= 0
+        else {
+            throw TransferError(.invalidRequest, "an ftp request takes Range only as bytes=N- (got \(range))", failingURL: request.url)
+        }
+        try easy.set(CURLOPT_RESUME_FROM_LARGE, offset: offset, "CURLOPT_RESUME_FROM_LARGE")
     }
 
     /// Whether a request to `url` goes through a CONNECT tunnel: https through an http proxy.

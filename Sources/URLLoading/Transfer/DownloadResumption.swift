@@ -17,6 +17,8 @@ struct DownloadResumption {
     private(set) var entityValidators: EntityValidators?
     /// The whole body's length, when known.
     private(set) var entityTotal: Int64?
+    /// For an ftp download: what the server said of the file, in place of a response's headers.
+    var remoteFile: RemoteFileFacts?
 
     init(source: ResumeData?) {
         self.source = source
@@ -26,6 +28,9 @@ struct DownloadResumption {
     /// continues it (206, from its end) or replaces it (a whole body, from 0); nil when the body needs
     /// a new file.
     mutating func takePartialFile(for response: TransferResponse?) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {
+        if let remoteFile {
+            return try takePartialFile(for: remoteFile)
+        }
         entityValidators = response.flatMap(EntityValidators.init(response:))
         let encoded = response?.headers.contains("Content-Encoding") ?? false
         entityTotal = encoded ? nil : response?.expectedContentLength
@@ -45,6 +50,23 @@ struct DownloadResumption {
             entityTotal = expectedTotal
         case .unrelated, .restartWithoutRange:
             return nil
+        }
+        partialFile = nil
+        return (partial, offset)
+    }
+
+    /// The ftp form of the above: a hop resumed at an offset (REST) was already checked against the
+    /// resume data's size and modification time, so it appends; one from byte 0 replaces.
+    private mutating func takePartialFile(for remoteFile: RemoteFileFacts) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {
+        entityValidators = remoteFile.validators
+        entityTotal = remoteFile.size
+        guard let partial = partialFile else { return nil }
+        let offset: Int64
+        if requestedOffset > 0 {
+            offset = partial.length
+        } else {
+            try partial.truncateToZero()
+            offset = 0
         }
         partialFile = nil
         return (partial, offset)

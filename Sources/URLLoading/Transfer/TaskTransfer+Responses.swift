@@ -135,6 +135,26 @@ extension TaskTransfer {
         task.channel.push(.resumed(offset: offset, expectedTotal: total))
     }
 
+    /// The response of an ftp or file hop, which has no head: delivered when its body starts, or at
+    /// the hop's end when it has none. An ftp download first notes what the server said of the file
+    /// (SIZE, MDTM) for its resume data; one continuing a partial file goes on only when that is
+    /// what the resume data recorded, and otherwise drops the hop and fetches the file again from
+    /// byte 0 (DL-09, DL-10).
+    func deliverNonHTTPResponse(bodyStarted: Bool) {
+        let scheme = request.url.scheme?.lowercased()
+        if role.download != nil, scheme == "ftp" || scheme == "ftps" {
+            let facts = RemoteFileFacts(
+                announcedLength: curl.announcedContentLength, fileTime: curl.remoteFileTime,
+                resumedAt: resumption.requestedOffset, bodyStarted: bodyStarted)
+            resumption.remoteFile = facts
+            if resumption.requestedOffset > 0, let source = resumption.source, facts.mismatch(against: source) != nil {
+                machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
+                return
+            }
+        }
+        deliverFinalResponse(nonHTTPResponse())
+    }
+
     func nonHTTPResponse() -> TransferResponse {
         TransferResponse(url: request.url, statusCode: nil, expectedContentLength: curl.announcedContentLength)
     }

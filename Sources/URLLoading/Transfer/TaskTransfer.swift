@@ -129,14 +129,14 @@ final class TaskTransfer: @unchecked Sendable {
 
     func perform(_ action: TransferStateMachine.Action) {
         switch action {
-        case .none, .write, .discard, .pauseReceiving, .abort:
+        case .none, .write, .discard, .pauseReceiving, .abort, .dropHop:
             // What to do with body bytes is answered in the write callback itself.
             break
         case .applyPause(let pause):
             curl.hold(receiving: pause.contains(.receive), sending: pause.contains(.send))
         case .deliverResponse:
             // ftp and file transfers with an empty body never reached the write callback.
-            deliverFinalResponse(nonHTTPResponse())
+            deliverNonHTTPResponse(bodyStarted: false)
             perform(machine.hopEnded(.completed))
         case .finish(let error):
             finish(error: error)
@@ -191,6 +191,11 @@ final class TaskTransfer: @unchecked Sendable {
     }
 
     private func hopFailed(_ error: TransferError, refusedByPolicy: Bool) {
+        if resumption.requestedOffset > 0, CurlErrorMapping.isOffsetBeyondEnd(error) {
+            // The ftp file is now shorter than the partial file: another version (DL-10).
+            startNextHop(.restartWithoutRange(ResumeData.fromTheStart(request)))
+            return
+        }
         if let hook = tlsHook, case let (unanswered, challenge)? = hook.takeChallenge(),
            connectionChallengesAsked.insert(challenge.protectionSpace).inserted {
             askConnectionChallenge(challenge, unanswered: unanswered, hook: hook)
