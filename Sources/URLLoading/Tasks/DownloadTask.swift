@@ -14,6 +14,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var temporaryDirectory: URL?
         var spareFiles: (any SpareFileSource)?
         var acceptsCompressedContent = false
+        var temporaryFilePrefix = DownloadFile.defaultPrefix
         var producesResumeDataOnCancel = false
         var resumeOffset: Int64?
         var fileLength: Int64?
@@ -52,6 +53,13 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var spareFiles: (any SpareFileSource)? {
         get { downloadState.withLock { $0.spareFiles } }
         set { downloadState.withLock { $0.spareFiles = newValue } }
+    }
+
+    /// How the names of this task's temporary files begin (`<prefix><UUID>.tmp`), so that whoever
+    /// keeps the directory can tell whose they are; `ferry-download-` unless set before `resume()`.
+    public var temporaryFilePrefix: String {
+        get { downloadState.withLock { $0.temporaryFilePrefix } }
+        set { downloadState.withLock { $0.temporaryFilePrefix = newValue } }
     }
 
     /// Send `Accept-Encoding` and write the decoded body. Off by default, whatever the session's
