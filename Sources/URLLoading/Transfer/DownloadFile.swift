@@ -118,7 +118,8 @@ final class DownloadFile: @unchecked Sendable {
         let offset = resumeData.offset
         let check: PartialFileCheck
         var hasher = SHA256Hasher()
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        // Held by another writer, or unlinked by one after this open: not this task's to write.
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 || !names(path, descriptor) {
             defer { Foundation.close(descriptor) }
             let intact = Int64(status.st_size) >= offset && hashBytes(of: descriptor, in: 0..<offset, into: &hasher)
                 && hasher.currentHexDigest == resumeData.sha256.lowercased()
@@ -173,6 +174,13 @@ final class DownloadFile: @unchecked Sendable {
             position += Int64(count)
         }
         self.length = length
+    }
+
+    /// Whether `path` still names the file open as `descriptor`.
+    private static func names(_ path: String, _ descriptor: Int32) -> Bool {
+        var atPath = stat()
+        var open = stat()
+        return stat(path, &atPath) == 0 && fstat(descriptor, &open) == 0 && atPath.st_dev == open.st_dev && atPath.st_ino == open.st_ino
     }
 
     /// Feeds the file's bytes in `range` to `hasher`; false on a read error or a short file.
@@ -233,8 +241,9 @@ final class DownloadFile: @unchecked Sendable {
         try? close()
     }
 
+    /// Unlinks the file while still holding it (its lock), so that nobody can take it up between.
     func remove() {
-        try? close()
         unlink(url.path)
+        try? close()
     }
 }
