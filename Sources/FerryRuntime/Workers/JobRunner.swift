@@ -234,6 +234,7 @@ struct JobRunner: Sendable {
     private func stillHoldsLease(_ transfer: RunningTransfer) async -> Bool {
         guard ContinuousClock.now - transfer.leaseRenewedAt >= .seconds(leaseSeconds) * 2 / 3 else { return true }
         let progress = transfer.progress
+        let asked = ContinuousClock.now
         do {
             let answer = try await queue.heartbeat(
                 job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds,
@@ -243,7 +244,7 @@ struct JobRunner: Sendable {
                 logger.info("a worker whose lease was taken over left the job to its new worker", metadata: ["job": "\(job.id)"])
                 return false
             }
-            transfer.leaseRenewedAt = ContinuousClock.now
+            transfer.leaseRenewedAt = asked
             return true
         } catch {
             logger.warning("could not check the job's lease before storing its content", metadata: ["job": "\(job.id)", "error": "\(error)"])
