@@ -66,10 +66,19 @@ struct JobRunner: Sendable {
         do {
             let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
             if !written { logger.warning("job's lease was lost before its end was written", metadata: ["job": "\(job.id)"]) }
+            if written, completion.state.isTerminal { removeInheritedPartialFile() }
         } catch {
             // The lease will expire and another attempt will run: nothing is lost, only time.
             logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
+    }
+
+    /// The job is over: the partial file its resume data named when this attempt took it up goes
+    /// too, whoever wrote it. This attempt continued in it (and moved or removed it already) or, when
+    /// a stopped worker still held it, in a copy; that worker's file is left to nobody otherwise.
+    private func removeInheritedPartialFile() {
+        guard let text = job.resumeData, let inherited = try? ResumeData(jsonData: Data(text.utf8)) else { return }
+        inherited.removePartialFile()
     }
 
     struct AttemptFailure: Error {
@@ -157,6 +166,10 @@ struct JobRunner: Sendable {
         }
         task.temporaryDirectory = directory
         task.spareFiles = files.spares
+        // The origin's own bytes unless the job asked otherwise: a decoded body could not be resumed.
+        task.acceptsCompressedContent = job.policies.compressed ?? false
+        // Named for this attempt, so that a sweep can tell when nothing holds them any more.
+        task.temporaryFilePrefix = PartialFileName(job: job.id, attempt: job.attempt).prefix
         return (task, decisions)
     }
 
@@ -201,6 +214,12 @@ struct JobRunner: Sendable {
             case .downloadFinished(let file):
                 // The engine deletes `file` when the next event is asked for: judge and place it now.
                 if let response = task.response, response.isSuccess {
+                    // A worker stopped past its lease must not put its file where the job's new
+                    // worker puts (or has put) the content; its own file goes with the engine.
+                    guard await stillHoldsLease(transfer) else {
+                        _ = transfer.requestStop(.leaseLost)
+                        continue
+                    }
                     switch place(file, task: task, response: response) {
                     case .success(let result): observed.placed = result
                     case .failure(let failure): observed.placeFailure = failure
@@ -209,6 +228,31 @@ struct JobRunner: Sendable {
             default:
                 break
             }
+        }
+    }
+
+    /// Whether this worker still holds the job. Within two thirds of a lease since it was last renewed
+    /// it surely does (no query); later (this process was stopped, or its heartbeats failed) the
+    /// database is asked, by renewing it. When the database cannot answer, the file is placed: its end
+    /// is then written only if the lease still holds.
+    private func stillHoldsLease(_ transfer: RunningTransfer) async -> Bool {
+        guard ContinuousClock.now - transfer.leaseRenewedAt >= .seconds(leaseSeconds) * 2 / 3 else { return true }
+        let progress = transfer.progress
+        let asked = ContinuousClock.now
+        do {
+            let answer = try await queue.heartbeat(
+                job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds,
+                progress: JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: nil),
+                resumeData: nil)
+            guard answer != .leaseLost else {
+                logger.info("a worker whose lease was taken over left the job to its new worker", metadata: ["job": "\(job.id)"])
+                return false
+            }
+            transfer.leaseRenewedAt = asked
+            return true
+        } catch {
+            logger.warning("could not check the job's lease before storing its content", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            return true
         }
     }
 
@@ -268,9 +312,11 @@ struct JobRunner: Sendable {
             }
             let stored = JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate)
             let answer: JobQueue.HeartbeatAnswer
+            let asked = ContinuousClock.now
             do {
                 answer = try await queue.heartbeat(
                     job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
+                if answer != .leaseLost { transfer.leaseRenewedAt = asked }
             } catch {
                 // The database is briefly away: keep transferring; the lease has time to spare.
                 logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
