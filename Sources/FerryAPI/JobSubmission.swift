@@ -18,10 +18,13 @@ struct JobSubmission: Decodable {
     /// `use_protocol`, `reload_ignoring_cache`, `return_cache_else_load` or `return_cache_dont_load` (CA-05).
     var cachePolicy: String?
     var decisions: DecisionsPart?
+    /// Ask the origin for a compressed body and store it decoded; such a job restarts from byte 0
+    /// whenever it is resumed.
+    var compressed: Bool?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
-        case decisions
+        case decisions, compressed
         case cachePolicy = "cache_policy"
     }
 
@@ -224,7 +227,8 @@ struct JobSubmission: Decodable {
             request: .init(url: url, method: method, headers: headers, body: body),
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
-                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions),
+                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
+                compressed: compressed == true ? true : nil),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

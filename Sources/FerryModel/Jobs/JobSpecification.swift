@@ -95,6 +95,10 @@ public struct JobSpecification: Sendable, Equatable {
         public var cachePolicy: String?
         /// Which decisions the client makes; unset ones fall back to the job's session's.
         public var decisions: DecisionPolicy?
+        /// Ask the origin for a compressed body (`Accept-Encoding`) and store it decoded. Off (nil)
+        /// by default: the stored bytes are then the origin's own, as a checksum expects, and a
+        /// paused, killed or retried attempt continues where it stopped, which a decoded body cannot.
+        public var compressed: Bool?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -105,9 +109,10 @@ public struct JobSpecification: Sendable, Equatable {
             case callbackURL = "callback_url"
             case cachePolicy = "cache_policy"
             case decisions
+            case compressed
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -116,6 +121,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.callbackURL = callbackURL
             self.cachePolicy = cachePolicy
             self.decisions = decisions
+            self.compressed = compressed
         }
     }
 

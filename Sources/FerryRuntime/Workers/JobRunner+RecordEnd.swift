@@ -10,7 +10,10 @@ extension JobRunner {
     ///
     /// While ferryd shuts down it waits at most a lease: the job is then taken back and continued
     /// from its stored resume data by the next worker.
-    func recordEnd(_ completion: JobQueue.Completion) async {
+    ///
+    /// Returns true when this call wrote the end.
+    @discardableResult
+    func recordEnd(_ completion: JobQueue.Completion) async -> Bool {
         let job = claim.job
         var waitingSince: ContinuousClock.Instant?
         while true {
@@ -19,20 +22,22 @@ extension JobRunner {
                 if !written, waitingSince == nil {
                     logger.warning("job's lease was lost before its end was written", metadata: ["job": "\(job.id)"])
                 }
-                if waitingSince != nil { logger.info("recorded the job's end after the database came back", metadata: ["job": "\(job.id)"]) }
-                return
+                if written, waitingSince != nil {
+                    logger.info("recorded the job's end after the database came back", metadata: ["job": "\(job.id)"])
+                }
+                return written
             } catch where DatabaseOutage.describes(error) {
                 let since = waitingSince ?? .now
                 waitingSince = since
                 if isShuttingDown(), ContinuousClock.now - since > .seconds(leaseSeconds) {
                     logger.error("the database did not come back while shutting down; the job will be taken back", metadata: ["job": "\(job.id)"])
-                    return
+                    return false
                 }
                 await queue.client.waitUntilAvailable(atMost: .seconds(1))
             } catch {
                 // The lease will expire and another attempt will run: nothing is lost, only time.
                 logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
-                return
+                return false
             }
         }
     }

@@ -21,6 +21,8 @@ final class RunningTransfer: Sendable {
     private struct State {
         var progress = TransferProgress()
         var stopReason: StopReason?
+        /// When the lease was last known to be renewed (the claim, then each heartbeat it answered).
+        var leaseRenewedAt = ContinuousClock.now
     }
 
     private let state = Mutex(State())
@@ -31,6 +33,11 @@ final class RunningTransfer: Sendable {
     }
 
     var stopReason: StopReason? { state.withLock { $0.stopReason } }
+
+    var leaseRenewedAt: ContinuousClock.Instant {
+        get { state.withLock { $0.leaseRenewedAt } }
+        set { state.withLock { $0.leaseRenewedAt = newValue } }
+    }
 
     /// Records the first reason only: a cancel that comes after a pause does not change what happens.
     /// True when this call set it.
