@@ -3,7 +3,7 @@ import FerryStore
 import Foundation
 import Hummingbird
 
-/// `PUT /v1/blobs`: a body for later upload jobs, streamed to disk (never held whole in memory) and
+/// `PUT /v1/blobs` and `DELETE /v1/blobs/{id}`: a body for later upload jobs, streamed to disk (never held whole in memory) and
 /// hashed on the way. The row is written only once the file is complete, so a broken upload leaves
 /// neither a row nor a file.
 struct BlobRoutes {
@@ -39,6 +39,14 @@ struct BlobRoutes {
                 throw error
             }
             return EditedResponse(status: .created, response: BlobView(id: id.lowercasedString, size: size, sha256: digest, contentType: contentType))
+        }
+        group.delete("/blobs/{id}") { _, context in
+            let tenant = try context.requireTenant()
+            let id = try TenantRoutes.id(context, "id")
+            // The row first (refused while an unfinished job will send it), then the file.
+            let relative = try await blobs.delete(id, tenant: tenant)
+            if let path = files.absolute(relative) { files.spares.recycle(path) }
+            return HTTPResponse.Status.noContent
         }
     }
 

@@ -2312,6 +2312,48 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/blobs/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/BlobID"
+        }
+      ],
+      "delete": {
+        "operationId": "deleteBlob",
+        "tags": [
+          "blobs"
+        ],
+        "summary": "Delete a blob and its file",
+        "description": "Refused while a job that has not finished (queued, running, paused, retrying, waiting for a decision) has the blob as its body; a finished job that named it keeps its view.",
+        "responses": {
+          "204": {
+            "description": "Deleted, with its file."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "A job that has not finished will send the blob (`blob_in_use`); cancel or delete that job first.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2468,6 +2510,16 @@ enum OpenAPIDocument {
         "in": "path",
         "required": true,
         "description": "A credential id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "BlobID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A blob id; anything that is not a UUID is a 404.",
         "schema": {
           "type": "string",
           "format": "uuid"

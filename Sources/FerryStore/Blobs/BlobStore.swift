@@ -21,4 +21,44 @@ package struct BlobStore: Sendable {
             VALUES (\(id), \(tenant), \(size), \(sha256), \(contentType), \(path))
             """, logger: logger)
     }
+
+    /// Deletes the tenant's blob; returns its file (relative to the data directory) for removal once
+    /// the row is gone. Another tenant's blob is not found. A blob that an unfinished job (queued,
+    /// running, paused, retrying, waiting for a decision) of any kind will send is refused with `blob_in_use`:
+    /// deleting it would fail that job later with `body_unavailable`.
+    ///
+    /// The row is locked first: a job being submitted with this blob holds it `FOR SHARE`
+    /// (`JobStore.checkBodySource`), so either the job commits first and is seen here, or the blob
+    /// is gone when the submission looks.
+    package func delete(_ id: UUID, tenant: UUID) async throws -> String {
+        let logger = self.logger
+        return try await client.transaction(logger: logger) { connection in
+            var path: String?
+            for try await found in try await connection.query(
+                "SELECT path FROM blobs WHERE id = \(id) AND tenant_id = \(tenant) FOR UPDATE", logger: logger
+            ).decode(String.self) {
+                path = found
+            }
+            guard let path else { throw GatewayError(.notFound, code: "not_found", "blob \(id) was not found") }
+            // The body is stored as the request's `{"blob": id}`; compared as a uuid, whatever its case.
+            var user: UUID?
+            for try await job in try await connection.query(
+                """
+                SELECT id FROM jobs
+                WHERE tenant_id = \(tenant) AND state NOT IN ('succeeded', 'failed', 'cancelled')
+                  AND lower(request->'body'->>'blob') = \(id.uuidString.lowercased())
+                LIMIT 1
+                """, logger: logger
+            ).decode(UUID.self) {
+                user = job
+            }
+            if let user {
+                throw GatewayError(
+                    .conflict, code: "blob_in_use",
+                    "blob \(id) is the body of job \(user), which has not finished; cancel or delete that job first")
+            }
+            try await connection.query("DELETE FROM blobs WHERE id = \(id)", logger: logger)
+            return path
+        }
+    }
 }
