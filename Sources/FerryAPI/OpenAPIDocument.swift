@@ -914,7 +914,7 @@ enum OpenAPIDocument {
           "blobs"
         ],
         "summary": "Store a body for later upload jobs",
-        "description": "The body is streamed to disk and hashed on the way; its Content-Type is kept.",
+        "description": "The body is streamed to disk and hashed on the way; its Content-Type is kept. It counts against the tenant's storage quota with its succeeded jobs' content: a declared length that does not fit is refused before a byte is written, and a body that grows past the room left is cut off and removed.",
         "requestBody": {
           "required": true,
           "content": {
@@ -950,7 +950,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/InternalError"
           },
           "507": {
-            "description": "The blob cannot be written (`cannot_write_file`).",
+            "description": "The blob does not fit in the tenant's storage quota (`storage_quota_exceeded`; nothing is kept), the disk is full (`insufficient_storage`), or it cannot be written (`cannot_write_file`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -3239,6 +3239,12 @@ enum OpenAPIDocument {
           "max_queued_jobs": {
             "type": "integer",
             "minimum": 1
+          },
+          "max_storage_bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 9223372036854775807,
+            "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
           }
         }
       },
@@ -3265,6 +3271,12 @@ enum OpenAPIDocument {
           "max_queued_jobs": {
             "type": "integer",
             "minimum": 1
+          },
+          "max_storage_bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 9223372036854775807,
+            "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
           },
           "created_at": {
             "$ref": "#/components/schemas/Timestamp"

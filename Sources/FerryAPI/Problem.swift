@@ -34,6 +34,7 @@ public struct Problem: HTTPResponseError, Equatable {
         case .conflict: .conflict
         case .limit: .tooManyRequests
         case .invalid: .badRequest
+        case .insufficientStorage: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
         }
         var headers: HTTPFields = [:]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(seconds) }

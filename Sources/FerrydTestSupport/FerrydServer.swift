@@ -22,11 +22,13 @@ public final class FerrydServer: Sendable {
         public var cacheMaxBytesPerTenant: Int?
         /// `FERRY_MAX_EVENT_STREAMS_PER_TENANT`; nil: ferryd's default.
         public var maxEventStreamsPerTenant: Int?
+        /// `FERRY_MAX_STORAGE_BYTES_PER_TENANT`; nil: ferryd's default (unlimited).
+        public var maxStorageBytesPerTenant: Int64?
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
             webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey],
-            cacheMaxBytesPerTenant: Int? = nil, maxEventStreamsPerTenant: Int? = nil
+            cacheMaxBytesPerTenant: Int? = nil, maxEventStreamsPerTenant: Int? = nil, maxStorageBytesPerTenant: Int64? = nil
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
@@ -36,6 +38,7 @@ public final class FerrydServer: Sendable {
             self.vaultKeys = vaultKeys
             self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
             self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
+            self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
         }
     }
 
@@ -89,6 +92,7 @@ public final class FerrydServer: Sendable {
         environment["FERRY_VAULT_KEY"] = options.vaultKeys.joined(separator: ",")
         if let bytes = options.cacheMaxBytesPerTenant { environment["FERRY_CACHE_MAX_BYTES_PER_TENANT"] = String(bytes) }
         if let streams = options.maxEventStreamsPerTenant { environment["FERRY_MAX_EVENT_STREAMS_PER_TENANT"] = String(streams) }
+        if let bytes = options.maxStorageBytesPerTenant { environment["FERRY_MAX_STORAGE_BYTES_PER_TENANT"] = String(bytes) }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

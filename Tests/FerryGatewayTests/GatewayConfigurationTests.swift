@@ -104,6 +104,15 @@ struct GatewayConfigurationTests {
             == ["FERRY_ALLOW_PRIVATE_NETWORKS must be true or false (or 1/0, yes/no), got 'maybe'"])
     }
 
+    @Test func theStorageQuotaPerTenantIsUnlimitedUnlessSet() throws {
+        #expect(try configuration([:]).maxStorageBytesPerTenant == nil)
+        #expect(try configuration(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": "1073741824"]).maxStorageBytesPerTenant == 1 << 30)
+        #expect(try configuration(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": "0"]).maxStorageBytesPerTenant == 0)
+        for bad in ["-1", "1G", "99999999999999999999"] {
+            #expect(problems(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": bad]).first?.hasPrefix("FERRY_MAX_STORAGE_BYTES_PER_TENANT") == true)
+        }
+    }
+
     @Test func anEmptyVariableCountsAsUnset() throws {
         let read = try configuration(["FERRY_DATABASE_URL": "", "FERRY_PORT": "", "FERRY_ADMIN_KEY": ""])
         #expect(read.databaseURL == nil)

@@ -1,3 +1,4 @@
+import FerryStore
 import Foundation
 import Synchronization
 import URLLoading
@@ -16,11 +17,14 @@ final class RunningTransfer: Sendable {
         case totalTimeout
         /// Another worker holds the job now: stop and write nothing.
         case leaseLost
+        /// The content would pass the tenant's storage quota: the attempt failed, not retried.
+        case storageQuota
     }
 
     private struct State {
         var progress = TransferProgress()
         var stopReason: StopReason?
+        var storageQuota: StorageQuota.Standing?
     }
 
     private let state = Mutex(State())
@@ -31,6 +35,12 @@ final class RunningTransfer: Sendable {
     }
 
     var stopReason: StopReason? { state.withLock { $0.stopReason } }
+
+    /// The tenant's storage quota as it stood when the attempt started; nil: no quota.
+    var storageQuota: StorageQuota.Standing? {
+        get { state.withLock { $0.storageQuota } }
+        set { state.withLock { $0.storageQuota = newValue } }
+    }
 
     /// Records the first reason only: a cancel that comes after a pause does not change what happens.
     /// True when this call set it.

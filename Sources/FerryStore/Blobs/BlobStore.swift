@@ -8,18 +8,38 @@ import PostgresNIO
 package struct BlobStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
+    /// Tenants' storage quota where the tenant has none of its own (`StorageQuota`); nil: unlimited.
+    package let maxStorageBytesPerTenant: Int64?
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger, maxStorageBytesPerTenant: Int64? = nil) {
         self.client = client
         self.logger = logger
+        self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
     }
 
+    /// The tenant's storage standing before a blob is stored: nil when it has no quota.
+    package func storageStanding(tenant: UUID) async throws -> StorageQuota.Standing? {
+        try await StorageQuota(client: client, defaultLimit: maxStorageBytesPerTenant, logger: logger).standing(tenant: tenant)
+    }
+
+    /// Records a stored blob; refused with `storage_quota_exceeded` when it does not fit in the
+    /// tenant's quota as it stands now. The tenant's row is locked while it is counted, so blobs
+    /// stored at the same time are counted one after the other and cannot both take the last room.
     package func insert(id: UUID, tenant: UUID, size: Int64, sha256: String, contentType: String?, path: String) async throws {
-        try await client.query(
-            """
-            INSERT INTO blobs (id, tenant_id, size, sha256, content_type, path)
-            VALUES (\(id), \(tenant), \(size), \(sha256), \(contentType), \(path))
-            """, logger: logger)
+        let logger = self.logger
+        let defaultLimit = maxStorageBytesPerTenant
+        try await client.transaction(logger: logger) { connection in
+            if let standing = try await StorageQuota.standing(tenant: tenant, defaultLimit: defaultLimit, lock: true, on: connection, logger: logger),
+                size > standing.allowance
+            {
+                throw StorageQuota.exceeded(standing, adding: size, what: "the blob")
+            }
+            try await connection.query(
+                """
+                INSERT INTO blobs (id, tenant_id, size, sha256, content_type, path)
+                VALUES (\(id), \(tenant), \(size), \(sha256), \(contentType), \(path))
+                """, logger: logger)
+        }
     }
 
     /// Deletes the tenant's blob; returns its file (relative to the data directory) for removal once
