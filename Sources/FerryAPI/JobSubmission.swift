@@ -18,10 +18,13 @@ struct JobSubmission: Decodable {
     /// `use_protocol`, `reload_ignoring_cache`, `return_cache_else_load` or `return_cache_dont_load` (CA-05).
     var cachePolicy: String?
     var decisions: DecisionsPart?
+    /// Days the content is kept after the job succeeded, instead of `FERRY_CONTENT_RETENTION_DAYS`.
+    var retentionDays: Int?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
         case decisions
+        case retentionDays = "retention_days"
         case cachePolicy = "cache_policy"
     }
 
@@ -217,6 +220,7 @@ struct JobSubmission: Decodable {
             problem("cache_policy", RequestCachePolicy.apiNameProblem)
         }
         let decisions = self.decisions?.validated(field: "decisions", errors: &errors)
+        if let retentionDays, !(1...36_500).contains(retentionDays) { problem("retention_days", "must be between 1 and 36500 days") }
 
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
@@ -224,7 +228,8 @@ struct JobSubmission: Decodable {
             request: .init(url: url, method: method, headers: headers, body: body),
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
-                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions),
+                maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
+                retentionDays: retentionDays),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

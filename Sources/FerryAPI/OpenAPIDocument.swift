@@ -635,7 +635,7 @@ enum OpenAPIDocument {
             }
           },
           "410": {
-            "description": "The content file is gone (`content_missing`).",
+            "description": "The content passed its retention and was removed (`content_expired`; the job's `result.content_expired` is true), or its file is gone (`content_missing`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -762,7 +762,7 @@ enum OpenAPIDocument {
             }
           },
           "410": {
-            "description": "The content file is gone (`content_missing`).",
+            "description": "The content passed its retention and was removed (`content_expired`; the job's `result.content_expired` is true), or its file is gone (`content_missing`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -2907,6 +2907,11 @@ enum OpenAPIDocument {
                   "miss"
                 ],
                 "description": "What the cache did: `hit` served from the cache without asking the origin, `revalidated` the origin confirmed the stored entry (304), `miss` the origin sent the response. Absent when no cache took part (not an http or https URL)."
+              },
+              "content_expired": {
+                "type": "boolean",
+                "const": true,
+                "description": "Present once the content passed its retention (`retention_days`, else `FERRY_CONTENT_RETENTION_DAYS`) and was removed; `size` and `sha256` stay."
               }
             }
           },
@@ -3193,6 +3198,12 @@ enum OpenAPIDocument {
           },
           "decisions": {
             "$ref": "#/components/schemas/DecisionPolicy"
+          },
+          "retention_days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 36500,
+            "description": "Days the content is kept after the job succeeded; then it is removed and the job says `result.content_expired`. Default: `FERRY_CONTENT_RETENTION_DAYS` (for ever unless set)."
           }
         }
       },

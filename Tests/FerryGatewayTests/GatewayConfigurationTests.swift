@@ -113,6 +113,14 @@ struct GatewayConfigurationTests {
         }
     }
 
+    @Test func contentIsKeptForEverUnlessARetentionIsSet() throws {
+        #expect(try configuration([:]).contentRetentionDays == nil)
+        #expect(try configuration(["FERRY_CONTENT_RETENTION_DAYS": "30"]).contentRetentionDays == 30)
+        for bad in ["0", "-1", "a week"] {
+            #expect(problems(["FERRY_CONTENT_RETENTION_DAYS": bad]).first?.hasPrefix("FERRY_CONTENT_RETENTION_DAYS") == true)
+        }
+    }
+
     @Test func anEmptyVariableCountsAsUnset() throws {
         let read = try configuration(["FERRY_DATABASE_URL": "", "FERRY_PORT": "", "FERRY_ADMIN_KEY": ""])
         #expect(read.databaseURL == nil)

@@ -79,6 +79,7 @@ public func buildApplication(
             GatewayLifetime(engine: engine, database: database, logger: logger),
             client, workers, eventFeed, webhooks,
             JobEventRetention(client: client, retentionDays: configuration.eventRetentionDays, logger: logger),
+            ContentRetention(client: client, files: files, defaultDays: configuration.contentRetentionDays, logger: logger),
         ],
         onServerRunning: onServerRunning,
         logger: logger)

@@ -66,6 +66,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// `FERRY_MAX_STORAGE_BYTES_PER_TENANT`: the bytes of blobs and succeeded jobs' content a tenant
     /// without its own `max_storage_bytes` may store; nil (the default): unlimited.
     public var maxStorageBytesPerTenant: Int64?
+    /// `FERRY_CONTENT_RETENTION_DAYS`: days a succeeded job's content (unless the job says otherwise)
+    /// and an unused blob are kept (`ContentRetention`); nil (the default): for ever.
+    public var contentRetentionDays: Int?
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -84,7 +87,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant,
         eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays,
         maxEventStreamsPerTenant: Int = GatewayConfiguration.defaultMaxEventStreamsPerTenant,
-        maxStorageBytesPerTenant: Int64? = nil
+        maxStorageBytesPerTenant: Int64? = nil,
+        contentRetentionDays: Int? = nil
     ) {
         self.port = port
         self.host = host
@@ -102,6 +106,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.eventRetentionDays = eventRetentionDays
         self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
         self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
+        self.contentRetentionDays = contentRetentionDays
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -163,6 +168,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let eventRetentionDays = setting(nil, "", "FERRY_EVENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
         let maxEventStreams = setting(nil, "", "FERRY_MAX_EVENT_STREAMS_PER_TENANT") { try $0.integer(in: 1...100_000) }
         let maxStorageBytes = setting(nil, "", "FERRY_MAX_STORAGE_BYTES_PER_TENANT") { try $0.integer(in: 0...Int.max) }
+        let contentRetentionDays = setting(nil, "", "FERRY_CONTENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -184,7 +190,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant,
             eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays,
             maxEventStreamsPerTenant: maxEventStreams ?? Self.defaultMaxEventStreamsPerTenant,
-            maxStorageBytesPerTenant: maxStorageBytes.map(Int64.init)
+            maxStorageBytesPerTenant: maxStorageBytes.map(Int64.init),
+            contentRetentionDays: contentRetentionDays
         )
     }
 
@@ -202,6 +209,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
             + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant, "
             + "job events kept \(eventRetentionDays) days, \(maxEventStreamsPerTenant) event streams per tenant, "
-            + "storage \(maxStorageBytesPerTenant.map { "\($0) bytes" } ?? "unlimited") per tenant"
+            + "storage \(maxStorageBytesPerTenant.map { "\($0) bytes" } ?? "unlimited") per tenant, "
+            + "content kept \(contentRetentionDays.map { "\($0) days" } ?? "for ever")"
     }
 }

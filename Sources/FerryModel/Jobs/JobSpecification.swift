@@ -95,6 +95,9 @@ public struct JobSpecification: Sendable, Equatable {
         public var cachePolicy: String?
         /// Which decisions the client makes; unset ones fall back to the job's session's.
         public var decisions: DecisionPolicy?
+        /// Days the content is kept after the job succeeded; nil: `FERRY_CONTENT_RETENTION_DAYS`
+        /// (`ContentRetention`, which reads it in SQL as `policies->>'retention_days'`).
+        public var retentionDays: Int?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -105,9 +108,10 @@ public struct JobSpecification: Sendable, Equatable {
             case callbackURL = "callback_url"
             case cachePolicy = "cache_policy"
             case decisions
+            case retentionDays = "retention_days"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, retentionDays: Int? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -116,6 +120,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.callbackURL = callbackURL
             self.cachePolicy = cachePolicy
             self.decisions = decisions
+            self.retentionDays = retentionDays
         }
     }
 

@@ -183,7 +183,7 @@ public struct JobStore: Sendable {
         case .jobContent(let id)?:
             var found: (String, Bool)?
             for try await row in try await connection.query(
-                "SELECT state, result IS NOT NULL FROM jobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger
+                "SELECT state, result IS NOT NULL AND result->'expired' IS NULL FROM jobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger
             ).decode((String, Bool).self) {
                 found = row
             }

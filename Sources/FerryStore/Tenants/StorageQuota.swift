@@ -53,7 +53,7 @@ package struct StorageQuota: Sendable {
             """
             SELECT ((SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = \(tenant))
                   + (SELECT coalesce(sum((result->>'size')::bigint), 0) FROM jobs
-                     WHERE tenant_id = \(tenant) AND state = 'succeeded' AND result IS NOT NULL))::bigint
+                     WHERE tenant_id = \(tenant) AND state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL))::bigint
             """, logger: logger
         ).decode(Int64.self) {
             used = value
