@@ -18,12 +18,15 @@ struct JobSubmission: Decodable {
     /// `use_protocol`, `reload_ignoring_cache`, `return_cache_else_load` or `return_cache_dont_load` (CA-05).
     var cachePolicy: String?
     var decisions: DecisionsPart?
+    /// Ask the origin for a compressed body and store it decoded; such a job restarts from byte 0
+    /// whenever it is resumed.
+    var compressed: Bool?
     /// Days the content is kept after the job succeeded, instead of `FERRY_CONTENT_RETENTION_DAYS`.
     var retentionDays: Int?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
-        case decisions
+        case decisions, compressed
         case retentionDays = "retention_days"
         case cachePolicy = "cache_policy"
     }
@@ -229,7 +232,7 @@ struct JobSubmission: Decodable {
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
                 maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
-                retentionDays: retentionDays),
+                compressed: compressed == true ? true : nil, retentionDays: retentionDays),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

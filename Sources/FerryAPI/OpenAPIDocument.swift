@@ -3199,6 +3199,11 @@ enum OpenAPIDocument {
           "decisions": {
             "$ref": "#/components/schemas/DecisionPolicy"
           },
+          "compressed": {
+            "type": "boolean",
+            "default": false,
+            "description": "Ask the origin for a compressed body (Accept-Encoding) and store it decoded. By default a job asks for the origin's own bytes (identity), which a checksum is computed over and which a paused, retried or taken-over attempt continues where it stopped; a compressed job restarts from byte 0 whenever it is resumed."
+          },
           "retention_days": {
             "type": "integer",
             "minimum": 1,

@@ -152,6 +152,19 @@ public final class FerrydServer: Sendable {
         return nil
     }
 
+    /// SIGSTOP: the process stands still, holding its sockets, files and locks, as a machine that
+    /// stalls (swapping, a VM paused) does; `resumeProcess()` lets it go on as if nothing happened.
+    public func stopProcess() {
+        guard isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// SIGCONT after `stopProcess()`.
+    public func resumeProcess() {
+        guard isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGCONT)
+    }
+
     /// SIGKILL: no chance to write anything, as in a crash or an OOM kill.
     public func kill() async {
         guard isRunning else { return }

@@ -30,9 +30,12 @@ public final class FTPServer: Sendable {
 
     /// Writes `files` (name → contents; names may contain "/" for subdirectories) into a new
     /// directory, starts the server on a free port, and returns once it accepts connections.
+    /// `sendLimit` (bytes a second) paces every download, so that a test can stop one midway.
     /// - Throws: `TestServerError.toolMissing` without python3, `.serverDidNotStart` (with the
     ///   server's log) when it exits or is not reachable within 10 seconds.
-    public static func start(files: [String: Data], credentials: (user: String, password: String)? = nil) throws -> FTPServer {
+    public static func start(
+        files: [String: Data], credentials: (user: String, password: String)? = nil, sendLimit: Int? = nil
+    ) throws -> FTPServer {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestServerError.toolMissing(path: python)
         }
@@ -53,7 +56,7 @@ public final class FTPServer: Sendable {
                 do {
                     let process = try RunningProcess.launch(
                         python,
-                        arguments: pyftpdlibArguments(port: port, root: root.path, credentials: credentials),
+                        arguments: pyftpdlibArguments(port: port, root: root.path, credentials: credentials, sendLimit: sendLimit),
                         log: workDirectory.appendingPathComponent("pyftpdlib.log")
                     )
                     try waitUntilReachable(port: port, process: process)
@@ -88,14 +91,31 @@ public final class FTPServer: Sendable {
         stop()
     }
 
+    /// Sets a served file's modification time, which the server reports for MDTM.
+    public func setModificationTime(of name: String, to date: Date) throws {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
+        try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
+    }
+
     /// `python3 -m pyftpdlib -i 127.0.0.1 -p PORT -d DIR -w`, run through a short prelude that
     /// exits when its standard input closes: if the test process dies without `stop()`, the
-    /// pipe closes with it and the server does not outlive it.
-    private static func pyftpdlibArguments(port: Int, root: String, credentials: (user: String, password: String)?) -> [String] {
+    /// pipe closes with it and the server does not outlive it. With `sendLimit`, the prelude makes
+    /// every data connection pyftpdlib's throttled one.
+    private static func pyftpdlibArguments(
+        port: Int, root: String, credentials: (user: String, password: String)?, sendLimit: Int?
+    ) -> [String] {
+        let throttle = sendLimit.map { limit in
+            """
+            from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler
+            ThrottledDTPHandler.write_limit = \(limit)
+            FTPHandler.dtp_handler = ThrottledDTPHandler
+
+            """
+        } ?? ""
         let prelude = """
             import os, runpy, sys, threading
             threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
-            sys.argv[0] = "pyftpdlib"
+            \(throttle)sys.argv[0] = "pyftpdlib"
             runpy.run_module("pyftpdlib", run_name="__main__", alter_sys=True)
             """
         var arguments = ["-c", prelude, "-i", "127.0.0.1", "-p", String(port), "-d", root, "-w"]

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// `/resumable/{n}?stall_at=K[,K...]&drop_at=K[,K...]&statuses=S[,S...]&ranges=ignore&changes=1&encoding=gzip&etag=weak&last_modified=none`:
+/// `/resumable/{n}?stall_at=K[,K...]&drop_at=K[,K...]&statuses=S[,S...]&ranges=ignore&if_range=ignore&range_from=K&changes=1&encoding=gzip&etag=weak&last_modified=none`:
 /// `/bytes/{n}` with the misbehaviour resume tests need, decided per request so that a download
 /// and the request that continues it (same URI) can be treated differently.
 ///
@@ -17,6 +17,10 @@ import NIOHTTP1
 ///   when S_i is not 200 (a 503 while the download is paused, say); 200 means "as usual".
 /// - `ranges=ignore`: a server without range support: every request gets 200 and the whole
 ///   body, and no `Accept-Ranges`.
+/// - `if_range=ignore`: `Range` is honoured whatever `If-Range` says, as some servers and caches
+///   do; with `changes=1` a continuation gets a 206 of the new version, with the new ETag.
+/// - `range_from=K`: a `Range` request is answered with a 206 from entity offset K, whatever offset
+///   it asked for (Content-Range says K): a continuation that does not start where it should.
 /// - `changes=1`: the entity changes with every request: request i has ETag
 ///   `"resumable-{n}-v{i}"`, a Last-Modified i seconds after `BytesRoute`'s, and the body's byte
 ///   j is `UInt8((j + i) % 251)`, so bytes of two versions mixed in one file show.
@@ -45,6 +49,11 @@ enum ResumableRoute {
         let changes = request.query["changes"] == "1"
         let ignoresRanges = request.query["ranges"] == "ignore"
         let gzip = request.query["encoding"] == "gzip"
+        let ignoresIfRange = request.query["if_range"] == "ignore"
+        guard let misplacedStart = integers(request.query["range_from"]), misplacedStart.count <= 1 else {
+            try await response.send(.badRequest, text: "bad resumable parameters")
+            return
+        }
 
         let strongTag = changes ? "\"resumable-\(length)-v\(version)\"" : "\"resumable-\(length)\""
         let entityTag: String? =
@@ -69,10 +78,15 @@ enum ResumableRoute {
         if ignoresRanges || gzip {
             range = .wholeResource
         } else {
-            range = ByteRangeRequest(
-                rangeHeader: request.header("range"), ifRange: request.header("if-range"),
+            let asked = ByteRangeRequest(
+                rangeHeader: request.header("range"), ifRange: ignoresIfRange ? nil : request.header("if-range"),
                 validators: [entityTag?.hasPrefix("W/") == false ? entityTag : nil, lastModified].compactMap { $0 },
                 resourceLength: length)
+            if case .partial(_, let last) = asked, let start = misplacedStart.first, start <= last {
+                range = .partial(first: start, last: last)
+            } else {
+                range = asked
+            }
         }
         let first: Int
         let last: Int

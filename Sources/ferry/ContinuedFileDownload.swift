@@ -12,6 +12,10 @@ import URLLoading
 ///   "HTTP server doesn't seem to support byte ranges. Cannot resume."
 /// - an error status fails as it does without -C.
 ///
+/// For ftp(s) the offset is sent as REST (curl's resume offset): the server's file is checked
+/// against it first (SIZE), so a file no longer than the partial one fails with curl's "Offset ...
+/// was beyond file size" and one of just that size is already whole; otherwise the rest is appended.
+///
 /// A missing or empty file is an ordinary download.
 struct ContinuedFileDownload: Sendable {
     let session: Session
@@ -50,8 +54,11 @@ struct ContinuedFileDownload: Sendable {
                 .badServerResponse, "HTTP server doesn't seem to support byte ranges. Cannot resume.", failingURL: request.url))
         case let status?:
             return .httpError(statusCode: status)
+        case nil where ["ftp", "ftps"].contains(request.url.scheme?.lowercased() ?? ""):
+            // The body is the rest of the file, from the offset on (nothing when it was whole).
+            break
         case nil:
-            return .failed(TransferError(.unsupportedURL, "-C - continues http(s) downloads only", failingURL: request.url))
+            return .failed(TransferError(.unsupportedURL, "-C - continues http(s) and ftp(s) downloads only", failingURL: request.url))
         }
         return await append(body, of: response, at: offset, to: destination, url: request.url, reporter: reporter)
     }

@@ -69,7 +69,7 @@ extension ResumeDataTests {
             case post
             /// No ETag, no Last-Modified: nothing to make If-Range safe.
             case noValidators
-            /// Content-encoded: curl decodes it, so file offsets are not the server's.
+            /// Content-encoded (sent though not asked for): its offsets are not what a Range request counts.
             case contentEncoded
             /// Only a weak ETag: If-Range needs a strong validator.
             case weakTagOnly

@@ -134,13 +134,16 @@ struct TransferDriverStateMachineTests {
         #expect(transfer.send { $0.hopEnded(.failed(failure, refusedByPolicy: false)) } == .hopFailed(failure, refusedByPolicy: false))
     }
 
-    @Test("a resumed request answered with 416 starts over without Range, its body dropped (DL-09)")
+    @Test("a resumed request answered with 416 (or a 206 that does not fit) starts over without Range, its hop stopped rather than read to the end (DL-09, DL-10)")
     func resumeRestartOn416() {
         let transfer = runningTransfer()
         let fromTheStart = TransferRequest(url: url)
         transfer.machine.continueWith(.restartWithoutRange(fromTheStart))
-        #expect(transfer.send { $0.bodyArrived(now: 1) } == .discard)
-        #expect(transfer.send { $0.hopEnded(.completed) } == .startNextHop(.restartWithoutRange(fromTheStart)))
+        #expect(transfer.machine.dropsHop)
+        #expect(transfer.send { $0.bodyArrived(now: 1) } == .dropHop)
+        // curl ends the stopped hop with a write error: the restart still follows.
+        let stopped = TransferError(.cannotWriteToFile, "the response body could not be written")
+        #expect(transfer.send { $0.hopEnded(.failed(stopped, refusedByPolicy: false)) } == .startNextHop(.restartWithoutRange(fromTheStart)))
         #expect(transfer.machine.nextHop == nil)
         #expect(transfer.machine.redirectCount == 0)
     }

@@ -95,6 +95,10 @@ public struct JobSpecification: Sendable, Equatable {
         public var cachePolicy: String?
         /// Which decisions the client makes; unset ones fall back to the job's session's.
         public var decisions: DecisionPolicy?
+        /// Ask the origin for a compressed body (`Accept-Encoding`) and store it decoded. Off (nil)
+        /// by default: the stored bytes are then the origin's own, as a checksum expects, and a
+        /// paused, killed or retried attempt continues where it stopped, which a decoded body cannot.
+        public var compressed: Bool?
         /// Days the content is kept after the job succeeded; nil: `FERRY_CONTENT_RETENTION_DAYS`
         /// (`ContentRetention`, which reads it in SQL as `policies->>'retention_days'`).
         public var retentionDays: Int?
@@ -108,10 +112,11 @@ public struct JobSpecification: Sendable, Equatable {
             case callbackURL = "callback_url"
             case cachePolicy = "cache_policy"
             case decisions
+            case compressed
             case retentionDays = "retention_days"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, retentionDays: Int? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -120,6 +125,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.callbackURL = callbackURL
             self.cachePolicy = cachePolicy
             self.decisions = decisions
+            self.compressed = compressed
             self.retentionDays = retentionDays
         }
     }

@@ -24,6 +24,8 @@ final class RunningTransfer: Sendable {
     private struct State {
         var progress = TransferProgress()
         var stopReason: StopReason?
+        /// When the lease was last known to be renewed (the claim, then each heartbeat it answered).
+        var leaseRenewedAt = ContinuousClock.now
         var storageQuota: StorageQuota.Standing?
     }
 
@@ -35,6 +37,11 @@ final class RunningTransfer: Sendable {
     }
 
     var stopReason: StopReason? { state.withLock { $0.stopReason } }
+
+    var leaseRenewedAt: ContinuousClock.Instant {
+        get { state.withLock { $0.leaseRenewedAt } }
+        set { state.withLock { $0.leaseRenewedAt = newValue } }
+    }
 
     /// The tenant's storage quota as it stood when the attempt started; nil: no quota.
     var storageQuota: StorageQuota.Standing? {

@@ -51,6 +51,7 @@ public final class WorkerPool: Service, Sendable {
     /// The jobs this process's runners hold now.
     private let runningJobs = Mutex<Set<UUID>>([])
     private let doorbell = Doorbell()
+    private let partialFiles: PartialFileSweep
 
     public init(
         queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
@@ -64,6 +65,7 @@ public final class WorkerPool: Service, Sendable {
         self.decisionCredentials = decisionCredentials
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
+        self.partialFiles = PartialFileSweep(client: queue.client, files: files, logger: logger)
     }
 
     public func run() async throws {
@@ -139,12 +141,25 @@ public final class WorkerPool: Service, Sendable {
         }
     }
 
+    /// How often partial files are swept besides on start and after a takeover: jobs cancelled or
+    /// failed while no worker held them leave theirs too.
+    static let sweepInterval = Duration.seconds(300)
+
+    /// Takes back expired leases, and removes partial files no job holds: on start (a killed ferryd
+    /// left them), after every takeover (the dead or stopped worker's files), and every few minutes.
     private func takeBackExpiredLeases() async {
         let interval = Duration.milliseconds(max(500, settings.leaseSeconds * 1000 / 2))
+        var sweepDue = true
+        var lastSweep = ContinuousClock.now
         while !Task.isCancelled {
             do {
                 let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
                 if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
+                if sweepDue || taken > 0 || ContinuousClock.now - lastSweep >= Self.sweepInterval {
+                    try await partialFiles.run()
+                    sweepDue = false
+                    lastSweep = ContinuousClock.now
+                }
                 let overdue = try await queue.failOverdueDecisions()
                 for case let file? in overdue { unlink(file) }
                 if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }

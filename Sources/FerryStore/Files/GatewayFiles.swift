@@ -5,7 +5,9 @@ import Foundation
 ///
 /// ```
 /// <data>/files/<tenant>/<job>          a succeeded job's content
-/// <data>/files/<tenant>/*.tmp          downloads in progress and partial files of paused jobs
+/// <data>/files/<tenant>/partial-<job>-<attempt>-<uuid>.tmp
+///                                      downloads in progress and partial files of paused jobs
+///                                      (PartialFileName; swept by PartialFileSweep)
 /// <data>/blobs/<tenant>/<blob>         bodies uploaded with PUT /v1/blobs
 /// <data>/cache/<tenant>/<entry>.body  bodies of the tenant's HTTP cache (index: cache_entries)
 /// <data>/spare/<name>                  deleted jobs' files, emptied, for the next downloads (SpareFiles)

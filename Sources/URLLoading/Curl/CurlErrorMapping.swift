@@ -17,6 +17,12 @@ enum CurlErrorMapping {
         return TransferError(code, message, failingURL: url, curlCode: Int(result.rawValue), curlDetail: curlDetail)
     }
 
+    /// True when curl refused to continue at the offset asked for because the remote file is now
+    /// shorter (ftp's SIZE below the REST offset): the partial file is of another version.
+    static func isOffsetBeyondEnd(_ error: TransferError) -> Bool {
+        error.curlCode == Int(CURLE_BAD_DOWNLOAD_RESUME.rawValue)
+    }
+
     private static func classify(_ result: CURLcode) -> (TransferError.Code, String) {
         switch result {
         case CURLE_OPERATION_TIMEDOUT: (.timedOut, "the request timed out")
@@ -49,6 +55,7 @@ enum CurlErrorMapping {
             (.cannotReadUploadBody, "the request body could not be read")
         case CURLE_FILESIZE_EXCEEDED: (.dataLengthExceedsMaximum, "the resource is larger than allowed")
         case CURLE_TOO_MANY_REDIRECTS: (.tooManyRedirects, "too many redirects")
+        case CURLE_BAD_DOWNLOAD_RESUME: (.badServerResponse, "the file is shorter than the offset to continue at")
         default: (.unknown, "the transfer failed")
         }
     }

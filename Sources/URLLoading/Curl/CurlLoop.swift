@@ -192,6 +192,9 @@ public final class CurlLoop: @unchecked Sendable {
 
     // MARK: - Used by transfer drivers, on the loop thread
 
+    /// Transfers the loop drives now.
+    var transferCount: Int { transfers.count }
+
     /// Adds a configured easy handle; curl starts it on the next turn of the loop.
     func add(easy: UnsafeMutableRawPointer, driver: CurlTransferDriver) -> Bool {
         guard !stopRequested, curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }

@@ -28,6 +28,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         var proxyHeaderLines: [String]
         /// The TLS settings of this hop's server; nil when the request's own options are all it needs.
         var tls: HopTLSSettings?
+        /// Send `Accept-Encoding` and decode the body (the task's choice, not only the session's).
+        var acceptsCompressedContent: Bool
     }
 
     let loop: CurlLoop
@@ -38,6 +40,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var hopOwner: AnyObject?
     private var hop: EasyHandle?
     private var hopTLS: TLSHandshakeHook?
+    /// `announcedContentLength` and `remoteFileTime` of the last non-HTTP hop, once curl ended it.
+    private var endedHopFacts: (announcedLength: Int64?, fileTime: Int64?) = (nil, nil)
     /// The URL the current (or last) hop requested: the failing URL of its errors.
     private var hopURL = URL(fileURLWithPath: "/")
     private var parser = ResponseHeadParser()
@@ -68,14 +72,16 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         tunnels = CurlRequestOptions.tunnels(url, configuration: configuration)
         refusedAddress = nil
         pauseMask = 0
+        endedHopFacts = (nil, nil)
         guard var easy = EasyHandle.make() else {
             setup.tls?.hook?.hopEnded()
             throw TransferError(.unknown, "could not create a curl handle", failingURL: url)
         }
         do {
             try CurlRequestOptions.apply(
-                to: &easy, request: setup.request, configuration: configuration, body: setup.body,
-                remainingMilliseconds: setup.remainingMilliseconds, proxyHeaderLines: setup.proxyHeaderLines)
+                to: &easy, request: setup.request, configuration: configuration, transfersOnLoop: loop.transferCount, body: setup.body,
+                remainingMilliseconds: setup.remainingMilliseconds, proxyHeaderLines: setup.proxyHeaderLines,
+                acceptsCompressedContent: setup.acceptsCompressedContent)
             if let tls = setup.tls { try CurlRequestOptions.apply(tls, to: easy, url: url) }
         } catch {
             easy.cleanup()
@@ -157,16 +163,23 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
 
     /// The length curl announced for a body without HTTP headers (ftp, file); nil when unknown.
     var announcedContentLength: Int64? {
-        guard let easy = hop, let announced = easy.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T), announced >= 0 else {
-            return nil
-        }
-        return announced
+        guard let easy = hop else { return endedHopFacts.announcedLength }
+        return easy.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// The remote file's modification time (ftp's MDTM, asked with CURLOPT_FILETIME), in seconds
+    /// since 1970; nil when the server did not say.
+    var remoteFileTime: Int64? {
+        guard let easy = hop else { return endedHopFacts.fileTime }
+        return easy.info(offset: CURLINFO_FILETIME_T).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     // MARK: - From the loop
 
     func curlDidFinish(easy: UnsafeMutableRawPointer, result: CURLcode) {
         let detail = hop?.errorDetail ?? ""
+        // A body-less ftp or file hop's response is made after its end: keep what curl knew.
+        if !isHTTP { endedHopFacts = (announcedContentLength, remoteFileTime) }
         let owner = releaseHop()
         withExtendedLifetime(owner) {
             guard result != CURLE_OK else {

@@ -13,9 +13,11 @@ import Foundation
 ///
 /// It exists only for what can be continued safely: an http(s) GET without a body or a `Range` of its
 /// own, whose response was a 2xx with a strong `ETag` or a `Last-Modified` (the validators that make
-/// `If-Range` safe), not content-encoded (curl would have decoded it, so offsets would not be the
-/// server's), and at least one byte in the partial file. Otherwise the producers give nil and the
-/// download must start again from scratch (DL-10).
+/// `If-Range` safe), not content-encoded (a decoded body's offsets are not the server's), and at
+/// least one byte in the partial file; or an ftp(s) download whose server said the file's size
+/// (SIZE; with its modification time, MDTM, when it says that too), kept here as `expectedTotal`
+/// and `lastModified`, and checked again before the rest is fetched with REST. Otherwise the
+/// producers give nil and the download must start again from scratch (DL-10).
 ///
 /// The partial file belongs to whoever holds the resume data: the engine keeps it when it hands out
 /// resume data, and deletes it only when a task continuing from it is cancelled without producing
@@ -153,14 +155,14 @@ public struct ResumeData: Sendable, Equatable, Codable {
         guard sha256.count == 64, sha256.allSatisfy(\.isHexDigit) else { throw refuse("sha256 is not 64 hex digits") }
         guard partialFile.isFileURL, partialFile.path.hasPrefix("/") else { throw refuse("the partial file is not an absolute path") }
         guard Self.canResume(originalRequest) else {
-            throw refuse("only http(s) GET requests without a body or a Range header can be resumed")
+            throw refuse("only http(s) GET requests and ftp(s) downloads without a body or a Range header can be resumed")
         }
     }
 
-    /// True for requests whose body can be continued with a Range request.
+    /// True for requests whose body can be continued with a Range request (REST for ftp).
     static func canResume(_ request: TransferRequest) -> Bool {
         let scheme = request.url.scheme?.lowercased()
-        return (scheme == "http" || scheme == "https") && request.method.uppercased() == "GET" && request.body == nil
+        return ["http", "https", "ftp", "ftps"].contains(scheme) && request.method.uppercased() == "GET" && request.body == nil
             && !request.headers.contains("Range") && !request.headers.contains("If-Range")
     }
 

@@ -110,7 +110,9 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var httpShouldUsePipelining: Bool = true
     /// How many redirects a task follows before failing with `tooManyRedirects` (RD-04).
     public var maximumRedirects: Int = 16
-    /// Send `Accept-Encoding` and decode gzip, deflate, br and zstd bodies transparently.
+    /// Data and upload tasks send `Accept-Encoding` and decode gzip, deflate, br and zstd bodies
+    /// transparently. Download tasks do not follow it: they ask for the server's bytes unless the task
+    /// opts in (`DownloadTask.acceptsCompressedContent`), since a decoded body cannot be resumed.
     public var acceptsCompressedContent: Bool = true
     /// Which resolved addresses transfers may connect to; nil allows all (see `ConnectionPolicy`).
     public var connectionPolicy: ConnectionPolicy?

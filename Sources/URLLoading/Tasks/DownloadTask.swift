@@ -13,6 +13,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     private struct DownloadState {
         var temporaryDirectory: URL?
         var spareFiles: (any SpareFileSource)?
+        var acceptsCompressedContent = false
+        var temporaryFilePrefix = DownloadFile.defaultPrefix
         var producesResumeDataOnCancel = false
         var resumeOffset: Int64?
         var fileLength: Int64?
@@ -51,6 +53,23 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var spareFiles: (any SpareFileSource)? {
         get { downloadState.withLock { $0.spareFiles } }
         set { downloadState.withLock { $0.spareFiles = newValue } }
+    }
+
+    /// How the names of this task's temporary files begin (`<prefix><UUID>.tmp`), so that whoever
+    /// keeps the directory can tell whose they are; `ferry-download-` unless set before `resume()`.
+    public var temporaryFilePrefix: String {
+        get { downloadState.withLock { $0.temporaryFilePrefix } }
+        set { downloadState.withLock { $0.temporaryFilePrefix = newValue } }
+    }
+
+    /// Send `Accept-Encoding` and write the decoded body. Off by default, whatever the session's
+    /// `acceptsCompressedContent`: the file then holds the bytes the server holds (a checksum of them
+    /// checks out), and their offsets are the server's, so a `Range` request can continue them. A
+    /// compressed (decoded) body has no such offsets: such a download makes no resume data and starts
+    /// over from byte 0 when resumed (DL-10). Set before `resume()`.
+    public var acceptsCompressedContent: Bool {
+        get { downloadState.withLock { $0.acceptsCompressedContent } }
+        set { downloadState.withLock { $0.acceptsCompressedContent = newValue } }
     }
 
     /// For a task made from resume data, the offset it continued at once the response arrived: the

@@ -8,6 +8,11 @@ import Foundation
 ///
 /// `@unchecked Sendable`: one thread owns it at a time. A reopened partial file is made off the loop
 /// and handed over to the loop thread once; after that only the loop thread touches it.
+///
+/// Every open file holds an exclusive `flock` until it is closed, which the kernel drops when the
+/// process dies. A partial file another process still holds (a stopped process whose work was taken
+/// over) is never written to: its verified prefix is copied into a new file instead, so that the two
+/// writers never share bytes.
 final class DownloadFile: @unchecked Sendable {
     let url: URL
     private var descriptor: Int32
@@ -22,11 +27,18 @@ final class DownloadFile: @unchecked Sendable {
         self.hasher = hasher
     }
 
-    /// A new, private (0600) file in `directory`: a spare from `spares` when it has one, else created.
-    static func create(in directory: URL, for source: URL, spares: (any SpareFileSource)? = nil) throws(TransferError) -> DownloadFile {
-        let url = directory.appendingPathComponent("ferry-download-\(UUID().uuidString).tmp")
+    /// The name prefix of temporary files unless the task sets another.
+    static let defaultPrefix = "ferry-download-"
+
+    /// A new, private (0600) file in `directory`, named `<prefix><UUID>.tmp`: a spare from `spares`
+    /// when it has one, else created.
+    static func create(
+        in directory: URL, prefix: String = defaultPrefix, for source: URL, spares: (any SpareFileSource)? = nil
+    ) throws(TransferError) -> DownloadFile {
+        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp")
         if let spares, spares.moveSpareFile(to: url.path) {
             if let descriptor = openSpare(at: url.path) {
+                _ = flock(descriptor, LOCK_EX | LOCK_NB)
                 return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
             }
             unlink(url.path)
@@ -35,6 +47,8 @@ final class DownloadFile: @unchecked Sendable {
         guard descriptor >= 0 else {
             throw writeFailure("cannot create \(url.path)", failingURL: source)
         }
+        // New, so nobody else can hold it: the lock only tells later readers that a writer is alive.
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
         return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
     }
 
@@ -66,13 +80,21 @@ final class DownloadFile: @unchecked Sendable {
         case shorter(than: Int64, length: Int64)
         /// The first `offset` bytes hash differently: emptied, to be written from byte 0.
         case changed
+        /// Intact, but another process still holds it open: its first `offset` bytes were copied into
+        /// a new file, where writing continues; the held file is left to its holder.
+        case copied
     }
 
     /// Reopens resume data's partial file: when its first `offset` bytes are the ones recorded, cuts
     /// off anything after them (bytes written after a snapshot) and continues there; otherwise empties
     /// it, so the download starts over in the same place. Reads up to `offset` bytes: call it off the
     /// loop thread.
-    static func reopen(_ resumeData: ResumeData) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
+    ///
+    /// A file another process holds (its `flock`) is a writer that lost its job but has not stopped:
+    /// it is neither cut nor emptied. Its verified prefix is copied into a new file named with
+    /// `prefix` beside it (or a new empty file is made when the prefix does not check out), and the
+    /// download goes on there.
+    static func reopen(_ resumeData: ResumeData, prefix: String = defaultPrefix) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
         let path = resumeData.partialFile.path
         func failure(_ what: String) -> TransferError {
             writeFailure("\(what) the partial file \(path)", failingURL: resumeData.originalRequest.url)
@@ -94,6 +116,23 @@ final class DownloadFile: @unchecked Sendable {
         let offset = resumeData.offset
         let check: PartialFileCheck
         var hasher = SHA256Hasher()
+        // Held by another writer, or unlinked by one after this open: not this task's to write.
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 || !names(path, descriptor) {
+            defer { Foundation.close(descriptor) }
+            let intact = Int64(status.st_size) >= offset && hashBytes(of: descriptor, in: 0..<offset, into: &hasher)
+                && hasher.currentHexDigest == resumeData.sha256.lowercased()
+            let copy = try create(
+                in: resumeData.partialFile.deletingLastPathComponent(), prefix: prefix, for: resumeData.originalRequest.url)
+            guard intact else { return (copy, .changed) }
+            do {
+                try copy.copyPrefix(of: descriptor, length: offset)
+            } catch {
+                copy.remove()
+                throw error
+            }
+            copy.hasher = hasher
+            return (copy, .copied)
+        }
         if !existed {
             check = .missing
         } else if Int64(status.st_size) < offset {
@@ -114,6 +153,32 @@ final class DownloadFile: @unchecked Sendable {
             throw error
         }
         return (DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep, hasher: hasher), check)
+    }
+
+    /// Writes the first `length` bytes of `source` (already hashed by the caller) into this empty file.
+    private func copyPrefix(of source: Int32, length: Int64) throws(TransferError) {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var position: Int64 = 0
+        while position < length {
+            let count = pread(source, buffer.baseAddress, Int(min(Int64(chunk), length - position)), off_t(position))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw TransferError(.cannotWriteToFile, "cannot read the partial file to copy it into \(url.path)")
+            }
+            // Hashed again here too; the caller puts back the hash it verified.
+            try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            position += Int64(count)
+        }
+        self.length = length
+    }
+
+    /// Whether `path` still names the file open as `descriptor`.
+    private static func names(_ path: String, _ descriptor: Int32) -> Bool {
+        var atPath = stat()
+        var open = stat()
+        return stat(path, &atPath) == 0 && fstat(descriptor, &open) == 0 && atPath.st_dev == open.st_dev && atPath.st_ino == open.st_ino
     }
 
     /// Feeds the file's bytes in `range` to `hasher`; false on a read error or a short file.
@@ -183,8 +248,9 @@ final class DownloadFile: @unchecked Sendable {
         try? close()
     }
 
+    /// Unlinks the file while still holding it (its lock), so that nobody can take it up between.
     func remove() {
-        try? close()
         unlink(url.path)
+        try? close()
     }
 }

@@ -17,6 +17,8 @@ struct DownloadResumption {
     private(set) var entityValidators: EntityValidators?
     /// The whole body's length, when known.
     private(set) var entityTotal: Int64?
+    /// For an ftp download: what the server said of the file, in place of a response's headers.
+    var remoteFile: RemoteFileFacts?
 
     init(source: ResumeData?) {
         self.source = source
@@ -26,16 +28,19 @@ struct DownloadResumption {
     /// continues it (206, from its end) or replaces it (a whole body, from 0); nil when the body needs
     /// a new file.
     mutating func takePartialFile(for response: TransferResponse?) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {
+        if let remoteFile {
+            return try takePartialFile(for: remoteFile)
+        }
         entityValidators = response.flatMap(EntityValidators.init(response:))
         let encoded = response?.headers.contains("Content-Encoding") ?? false
         entityTotal = encoded ? nil : response?.expectedContentLength
         guard let partial = partialFile, let response else { return nil }
         let offset: Int64
-        switch ResumeResponse.classify(statusCode: response.statusCode, headers: response.headers, requestedOffset: requestedOffset) {
+        switch classify(response.statusCode, headers: response.headers) {
         case .append(let expectedTotal):
             offset = partial.length
             entityTotal = expectedTotal
-            // A 206 may leave out validators the first response had; the entity is the same one.
+            // Hand-made resume data without validators continued with Range alone: keep its (none).
             if entityValidators == nil, let source {
                 entityValidators = EntityValidators(entityTag: source.entityTag, lastModified: source.lastModified)
             }
@@ -48,6 +53,38 @@ struct DownloadResumption {
         }
         partialFile = nil
         return (partial, offset)
+    }
+
+    /// The ftp form of the above: a hop resumed at an offset (REST) was already checked against the
+    /// resume data's size and modification time, so it appends; one from byte 0 replaces.
+    private mutating func takePartialFile(for remoteFile: RemoteFileFacts) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {
+        entityValidators = remoteFile.validators
+        entityTotal = remoteFile.size
+        guard let partial = partialFile else { return nil }
+        let offset: Int64
+        if requestedOffset > 0 {
+            offset = partial.length
+        } else {
+            try partial.truncateToZero()
+            offset = 0
+        }
+        partialFile = nil
+        return (partial, offset)
+    }
+
+    /// What the current hop's response means for the partial file: a 206 appends only when it starts
+    /// at the offset asked and carries the validator the resume data holds (DL-09, DL-10).
+    func classify(_ statusCode: Int?, headers: HTTPHeaders) -> ResumeResponse {
+        ResumeResponse.classify(
+            statusCode: statusCode, headers: headers, requestedOffset: requestedOffset,
+            validators: source.map { EntityValidators(entityTag: $0.entityTag, lastModified: $0.lastModified) })
+    }
+
+    /// Nothing of the partial file fits what the server now holds: empty it before the request that
+    /// starts over, so that no later resume data can name those bytes, whatever that request meets.
+    mutating func discardPartialBytes() throws(TransferError) {
+        requestedOffset = 0
+        try partialFile?.truncateToZero()
     }
 
     /// What continues the download from the bytes written so far, or nil when it cannot be continued.

@@ -16,7 +16,8 @@ enum ResponseSink {
         switch role {
         case .download(let download):
             let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
-            let file = try DownloadFile.create(in: directory, for: download.originalRequest.url, spares: download.spareFiles)
+            let file = try DownloadFile.create(
+                in: directory, prefix: download.temporaryFilePrefix, for: download.originalRequest.url, spares: download.spareFiles)
             return .file(file, for: download)
         case .data(let dataTask, _):
             switch dataTask.bodyDelivery {

@@ -9,7 +9,7 @@ extension TaskTransfer: CurlTransferEvents {
 
     func curlHeadArrived(_ head: ResponseHeadParser.Head) -> Bool {
         headDidComplete(head)
-        return machine.abortError == nil
+        return machine.abortError == nil && !machine.dropsHop
     }
 
     func curlTunnelRefused(_ head: ResponseHeadParser.Head) {
@@ -19,7 +19,7 @@ extension TaskTransfer: CurlTransferEvents {
     func curlBodyArrived(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
         var step = machine.bodyArrived(now: CurlLoop.nowMilliseconds())
         if case .deliverResponse = step {
-            deliverFinalResponse(nonHTTPResponse())
+            deliverNonHTTPResponse(bodyStarted: true)
             step = machine.bodyArrived(now: CurlLoop.nowMilliseconds())
         }
         switch step {

@@ -24,10 +24,10 @@ extension TaskTransfer {
         switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
         case .notARedirect:
             if resumption.requestedOffset > 0,
-                case .restartWithoutRange = ResumeResponse.classify(
-                    statusCode: head.statusCode, headers: head.headers, requestedOffset: resumption.requestedOffset)
+                case .restartWithoutRange = resumption.classify(head.statusCode, headers: head.headers)
             {
-                // Nothing of this body fits the partial file: drop it and ask for everything (DL-09).
+                // Nothing of this body fits the partial file (416, another start, another entity):
+                // drop it and ask for everything (DL-09, DL-10).
                 machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
                 return
             }
@@ -133,6 +133,26 @@ extension TaskTransfer {
         }
         download.recordResume(offset: offset)
         task.channel.push(.resumed(offset: offset, expectedTotal: total))
+    }
+
+    /// The response of an ftp or file hop, which has no head: delivered when its body starts, or at
+    /// the hop's end when it has none. An ftp download first notes what the server said of the file
+    /// (SIZE, MDTM) for its resume data; one continuing a partial file goes on only when that is
+    /// what the resume data recorded, and otherwise drops the hop and fetches the file again from
+    /// byte 0 (DL-09, DL-10).
+    func deliverNonHTTPResponse(bodyStarted: Bool) {
+        let scheme = request.url.scheme?.lowercased()
+        if role.download != nil, scheme == "ftp" || scheme == "ftps" {
+            let facts = RemoteFileFacts(
+                announcedLength: curl.announcedContentLength, fileTime: curl.remoteFileTime,
+                resumedAt: resumption.requestedOffset, bodyStarted: bodyStarted)
+            resumption.remoteFile = facts
+            if resumption.requestedOffset > 0, let source = resumption.source, facts.mismatch(against: source) != nil {
+                machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
+                return
+            }
+        }
+        deliverFinalResponse(nonHTTPResponse())
     }
 
     func nonHTTPResponse() -> TransferResponse {

@@ -7,10 +7,11 @@ extension TaskTransfer {
     /// must not hold up the loop's other transfers), then starts the first hop here.
     func reopenPartialFile(of resumeData: ResumeData) {
         resumption.reopeningPartialFile = true
+        let prefix = role.download?.temporaryFilePrefix ?? DownloadFile.defaultPrefix
         DispatchQueue.global().async { [self] in
             let outcome: Result<DownloadFile, TransferError>
             do throws(TransferError) {
-                outcome = .success(try DownloadFile.reopen(resumeData).file)
+                outcome = .success(try DownloadFile.reopen(resumeData, prefix: prefix).file)
             } catch {
                 outcome = .failure(error)
             }

@@ -103,7 +103,8 @@ final class TaskTransfer: @unchecked Sendable {
             let tunnels = CurlRequestOptions.tunnels(request.url, configuration: configuration)
             try curl.startHop(CurlTransfer.Hop(
                 request: authentication.authorizing(sent), body: body, remainingMilliseconds: remainingResourceTime(),
-                proxyHeaderLines: tunnels ? authentication.tunnelProxyHeaderLines(for: request.url) : [], tls: tls))
+                proxyHeaderLines: tunnels ? authentication.tunnelProxyHeaderLines(for: request.url) : [], tls: tls,
+                acceptsCompressedContent: role.download?.acceptsCompressedContent ?? configuration.acceptsCompressedContent))
         } catch {
             finish(error: error)
             return
@@ -128,14 +129,14 @@ final class TaskTransfer: @unchecked Sendable {
 
     func perform(_ action: TransferStateMachine.Action) {
         switch action {
-        case .none, .write, .discard, .pauseReceiving, .abort:
+        case .none, .write, .discard, .pauseReceiving, .abort, .dropHop:
             // What to do with body bytes is answered in the write callback itself.
             break
         case .applyPause(let pause):
             curl.hold(receiving: pause.contains(.receive), sending: pause.contains(.send))
         case .deliverResponse:
             // ftp and file transfers with an empty body never reached the write callback.
-            deliverFinalResponse(nonHTTPResponse())
+            deliverNonHTTPResponse(bodyStarted: false)
             perform(machine.hopEnded(.completed))
         case .finish(let error):
             finish(error: error)
@@ -162,7 +163,12 @@ final class TaskTransfer: @unchecked Sendable {
     private func startNextHop(_ next: TransferStateMachine.NextHop) {
         switch next {
         case .restartWithoutRange(let restart):
-            resumption.requestedOffset = 0
+            do {
+                try resumption.discardPartialBytes()
+            } catch {
+                finish(error: error)
+                return
+            }
             request = restart
             task.setCurrentRequest(restart)
         case .retryWithCredential:
@@ -185,6 +191,11 @@ final class TaskTransfer: @unchecked Sendable {
     }
 
     private func hopFailed(_ error: TransferError, refusedByPolicy: Bool) {
+        if resumption.requestedOffset > 0, CurlErrorMapping.isOffsetBeyondEnd(error) {
+            // The ftp file is now shorter than the partial file: another version (DL-10).
+            startNextHop(.restartWithoutRange(ResumeData.fromTheStart(request)))
+            return
+        }
         if let hook = tlsHook, case let (unanswered, challenge)? = hook.takeChallenge(),
            connectionChallengesAsked.insert(challenge.protectionSpace).inserted {
             askConnectionChallenge(challenge, unanswered: unanswered, hook: hook)

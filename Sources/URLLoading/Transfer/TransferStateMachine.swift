@@ -59,6 +59,9 @@ struct TransferStateMachine {
         case pauseReceiving
         /// Make curl fail the hop from inside its callback; the hop ends with `abortError`.
         case abort
+        /// Make curl stop the hop from inside its callback: its body is of no use, and the next hop
+        /// starts once it ended.
+        case dropHop
         /// The response has not been delivered (ftp, file): deliver it, then send the event again.
         case deliverResponse
         /// End the task: curl has nothing of it any more.
@@ -171,7 +174,7 @@ struct TransferStateMachine {
     mutating func bodyArrived(now: @autoclosure () -> UInt64) -> Action {
         guard abortError == nil else { return .abort }
         lastActivity = now()
-        if nextHop != nil { return .discard }
+        if nextHop != nil { return dropsHop ? .dropHop : .discard }
         if awaitingDecision { return .pauseReceiving }
         if !responseDelivered { return .deliverResponse }
         return .write
@@ -194,6 +197,14 @@ struct TransferStateMachine {
     /// The hop's body is dropped and `next` starts once curl ends it.
     mutating func continueWith(_ next: NextHop) {
         nextHop = next
+    }
+
+    /// Whether the running hop is stopped rather than read to its end: a restart from byte 0 follows
+    /// a body (the rest of a file, maybe gigabytes) that fits nothing, while a redirect's or a
+    /// challenge's short body is read so that the connection can be used again.
+    var dropsHop: Bool {
+        if case .restartWithoutRange? = nextHop { return true }
+        return false
     }
 
     /// Checks a redirect the caller chose to follow (RD-01, RD-05): the answer is nil when it is

@@ -121,6 +121,35 @@ struct JobRouteTests {
         }
     }
 
+    /// A job asks for the origin's own bytes unless it says `"compressed": true` (stored with its
+    /// policies, for the worker); the field is a boolean, and a misspelling of it is still refused.
+    @Test func compressedIsAnOptInBoolean() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let plain = try await app.submit(tenant.key)
+            let compressed = try await app.submit(tenant.key, RouteFixture.download(RouteFixture.unreachable, ["compressed": true]))
+            let explicitlyNot = try await app.submit(tenant.key, RouteFixture.download(RouteFixture.unreachable, ["compressed": false]))
+            func stored(_ id: String) async throws -> String? {
+                try await app.sql("SELECT coalesce(policies->>'compressed', 'absent') FROM jobs WHERE id = '\(id)'")
+            }
+            #expect(try await stored(plain) == "absent")
+            #expect(try await stored(compressed) == "true")
+            #expect(try await stored(explicitlyNot) == "absent")
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(RouteFixture.unreachable, ["compressed": "yes"])),
+                400, "invalid_request", fields: ["compressed"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(RouteFixture.unreachable, ["compress": true])),
+                400, "invalid_request", fields: ["compress"])
+            app.expectProblem(
+                try await app.send(.post, "/v1/jobs/batch", key: tenant.key, json: ["jobs": [
+                    RouteFixture.download(RouteFixture.unreachable, ["compressed": true]),
+                    RouteFixture.download(RouteFixture.unreachable, ["compressed": 1]),
+                ]]), 400, "invalid_request", fields: ["jobs.1.compressed"])
+            #expect(try await app.send(.get, "/v1/jobs", key: tenant.key).list("jobs").count == 3)
+        }
+    }
+
     @Test func tenantOverItsQueueLimitGets429WithRetryAfter() async throws {
         try await RouteFixture.with { app in
             let created = try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "small", "max_queued_jobs": 1])
