@@ -15,7 +15,8 @@ struct HealthRoutes {
             do {
                 try await database.ping(timeout: .seconds(2))
             } catch {
-                throw Problem(.serviceUnavailable, code: "database_unavailable", "the database does not answer")
+                // The same refusal (with Retry-After) as every other route gets while the database is away.
+                throw Problem(DatabaseOutage.refusal)
             }
             return Status(status: "ready")
         }

@@ -106,14 +106,7 @@ enum OpenAPIDocument {
             }
           },
           "503": {
-            "description": "The database does not answer (`database_unavailable`).",
-            "content": {
-              "application/problem+json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Problem"
-                }
-              }
-            }
+            "$ref": "#/components/responses/DatabaseUnavailable"
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
@@ -290,6 +283,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -332,6 +328,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -443,6 +442,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -481,6 +483,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -515,6 +520,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -665,6 +673,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -792,6 +803,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -829,6 +843,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -866,6 +883,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -903,6 +923,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -958,6 +981,9 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1005,6 +1031,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1033,6 +1062,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1071,6 +1103,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1121,6 +1156,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1197,6 +1235,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1236,6 +1277,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1274,6 +1318,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1299,6 +1346,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1345,6 +1395,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1373,6 +1426,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1428,6 +1484,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1460,6 +1519,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1494,6 +1556,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1538,6 +1603,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1576,6 +1644,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1613,6 +1684,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1650,6 +1724,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1687,6 +1764,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1748,6 +1828,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1801,6 +1884,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1832,6 +1918,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1863,6 +1952,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1918,6 +2010,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -1946,6 +2041,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -1977,6 +2075,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2015,6 +2116,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2068,6 +2172,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2106,6 +2213,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2157,6 +2267,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2206,6 +2319,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       },
@@ -2241,6 +2357,9 @@ enum OpenAPIDocument {
           },
           "500": {
             "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
       }
@@ -2301,7 +2420,16 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/InternalError"
           },
           "503": {
-            "description": "The gateway has no vault key to seal the credential with (`vault_unavailable`).",
+            "description": "The gateway has no vault key to seal the credential with (`vault_unavailable`), or the database cannot be reached (`database_unavailable`, with `Retry-After`).",
+            "headers": {
+              "Retry-After": {
+                "required": false,
+                "description": "With `database_unavailable`: seconds to wait before trying again.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -2704,6 +2832,25 @@ enum OpenAPIDocument {
         "headers": {
           "Retry-After": {
             "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/problem+json": {
+            "schema": {
+              "$ref": "#/components/schemas/Problem"
+            }
+          }
+        }
+      },
+      "DatabaseUnavailable": {
+        "description": "The database cannot be reached (`database_unavailable`): answered at once (within about 2 seconds of the database going away), never a hang or a 500. Try again after `Retry-After` seconds; a write that got this answer may or may not have been made, so retry it with the same `Idempotency-Key`.",
+        "headers": {
+          "Retry-After": {
+            "required": true,
+            "description": "Seconds to wait before trying again.",
             "schema": {
               "type": "string"
             }

@@ -35,6 +35,7 @@ public struct Problem: HTTPResponseError, Equatable {
         case .limit: .tooManyRequests
         case .invalid: .badRequest
         case .insufficientStorage: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+        case .unavailable: .serviceUnavailable
         }
         var headers: HTTPFields = [:]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(seconds) }

@@ -1,10 +1,12 @@
 import FerryModel
+import FerryStore
 import Hummingbird
 import Logging
 
 /// Turns every error that reaches the edge into a `Problem`. It is the one place where a domain
 /// `GatewayError` becomes an HTTP status; Hummingbird's own errors (unknown route, body too large, a
-/// method not allowed) keep their status with a code of ours; anything unexpected becomes a 500 whose
+/// method not allowed) keep their status with a code of ours; a database that cannot be reached is a 503
+/// `database_unavailable` with `Retry-After` (`DatabaseOutage`); anything unexpected becomes a 500 whose
 /// detail says nothing about internals, with the error logged under the request's id.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Filled once every route is added: a path the API has, with a method it does not, is a 405.
@@ -28,6 +30,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Self.problem(status: error.status, detail: error.body, headers: error.headers)
         } catch let error as any HTTPResponseError {
             throw Self.problem(status: error.status, detail: nil, headers: [:])
+        } catch where DatabaseOutage.describes(error) {
+            // Raised while reading rows, after the pool handed the statement over.
+            throw Problem(DatabaseOutage.refusal)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw Problem(.internalServerError, code: "internal_error", "the server failed to handle the request; see its log")

@@ -23,9 +23,10 @@ struct JobEndWriterTests {
                        '{"follow_redirects": true, "max_redirects": 10}'::jsonb, 3
                 FROM generate_series(1, 120) g
                 """, on: connection)
-            let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
+            let client = DatabasePool(
+                clientConfiguration: database.clientConfiguration, probeConfiguration: database.connectionConfiguration, logger: logger)
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await client.run() }
+                group.addTask { try await client.run() }
                 defer { group.cancelAll() }
                 let queue = JobQueue(
                     client: client, keyring: try VaultKeyring(keys: [try VaultKey(base64: VaultKey.generateText())]), logger: logger,

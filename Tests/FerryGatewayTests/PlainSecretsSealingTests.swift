@@ -111,9 +111,10 @@ struct PlainSecretsSealingTests {
                 }
 
                 // A worker's claim opens them all.
-                let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: logger)
+                let client = DatabasePool(
+                    clientConfiguration: database.clientConfiguration, probeConfiguration: database.connectionConfiguration, logger: logger)
                 try await withThrowingDiscardingTaskGroup { group in
-                    group.addTask { await client.run() }
+                    group.addTask { try await client.run() }
                     defer { group.cancelAll() }
                     let claims = try await JobQueue(client: client, keyring: keyring, logger: logger).claim(owner: "test", limit: 1, leaseSeconds: 60)
                     let claim = try #require(claims.first)

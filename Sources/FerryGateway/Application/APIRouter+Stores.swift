@@ -8,7 +8,7 @@ import PostgresNIO
 extension APIRouter.Dependencies {
     /// The API's stores over one database pool.
     package static func stores(
-        client: PostgresClient, vault: VaultKeyring, files: GatewayFiles, metrics: GatewayMetrics, eventFeed: JobEventFeed,
+        client: DatabasePool, vault: VaultKeyring, files: GatewayFiles, metrics: GatewayMetrics, eventFeed: JobEventFeed,
         decisionCredentials: DecisionCredentials?, eventStreams: EventStreamLimit = EventStreamLimit(), maxStorageBytesPerTenant: Int64? = nil,
         logger: Logger
     ) -> APIRouter.Dependencies {

@@ -93,7 +93,7 @@ public func buildApplication(
 /// The engine's per-owner state: vault credentials and trust, session cookie jars, and the tenant's
 /// HTTP cache unless it is turned off (0 bytes: no engine session gets one, no job touches its index).
 private func outfitters(
-    configuration: GatewayConfiguration, client: PostgresClient, files: GatewayFiles, credentials: CredentialStore,
+    configuration: GatewayConfiguration, client: DatabasePool, files: GatewayFiles, credentials: CredentialStore,
     cookies: SessionCookieStore, logger: Logger
 ) -> [any EngineSessionOutfitter] {
     var outfitters: [any EngineSessionOutfitter] = [
@@ -109,9 +109,10 @@ private func outfitters(
 }
 
 /// Workers hold a connection only for a heartbeat's statement and the API's queries are short: a
-/// bounded pool keeps several ferryd within the server's max_connections.
-private func makeClient(database: GatewayDatabase, configuration: GatewayConfiguration, logger: Logger) -> PostgresClient {
+/// bounded pool keeps several ferryd within the server's max_connections. While the database is
+/// away the pool refuses at once (503 `database_unavailable`) and comes back with it (`DatabasePool`).
+private func makeClient(database: GatewayDatabase, configuration: GatewayConfiguration, logger: Logger) -> DatabasePool {
     var clientConfiguration = database.clientConfiguration
     clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
-    return PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+    return DatabasePool(clientConfiguration: clientConfiguration, probeConfiguration: database.connectionConfiguration, logger: logger)
 }

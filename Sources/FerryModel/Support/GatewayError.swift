@@ -17,13 +17,16 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalid
         /// There is no room to store it: the tenant's storage quota is used up.
         case insufficientStorage
+        /// Something the gateway needs (its database) is away for now; trying again after
+        /// `retryAfterSeconds` may succeed.
+        case unavailable
     }
 
     public var kind: Kind
     public var code: String
     public var detail: String
     public var fields: [FieldError]
-    /// For `limit`: when trying again makes sense.
+    /// For `limit` and `unavailable`: when trying again makes sense.
     public var retryAfterSeconds: Int?
 
     public init(_ kind: Kind, code: String, _ detail: String, fields: [FieldError] = [], retryAfterSeconds: Int? = nil) {

@@ -66,14 +66,7 @@ struct JobRunner: Sendable {
             logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
         guard let completion else { return }
-        do {
-            let written = try await queue.finish(job: job.id, attempt: job.attempt, owner: owner, completion)
-            if !written { logger.warning("job's lease was lost before its end was written", metadata: ["job": "\(job.id)"]) }
-            if written, completion.state.isTerminal { removeInheritedPartialFile() }
-        } catch {
-            // The lease will expire and another attempt will run: nothing is lost, only time.
-            logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
-        }
+        if await recordEnd(completion), completion.state.isTerminal { removeInheritedPartialFile() }
     }
 
     /// The job is over: the partial file its resume data named when this attempt took it up goes
@@ -347,8 +340,11 @@ struct JobRunner: Sendable {
                     job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
                 if answer != .leaseLost { transfer.leaseRenewedAt = asked }
             } catch {
-                // The database is briefly away: keep transferring; the lease has time to spare.
-                logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                // The database is away: keep transferring; the lease is not taken back until its
+                // worker had time to renew it after the database's return (`WorkerPool`).
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                }
                 continue
             }
             switch answer {

@@ -97,6 +97,8 @@ public final class WorkerPool: Service, Sendable {
             if free > 0 {
                 do {
                     claims = try await queue.claim(owner: owner, limit: free, leaseSeconds: settings.leaseSeconds)
+                } catch where DatabaseOutage.describes(error) {
+                    // Reported once, by the pool; the loop polls on until the database is back.
                 } catch {
                     logger.warning("claiming jobs failed", metadata: ["error": "\(error)"])
                 }
@@ -135,7 +137,10 @@ public final class WorkerPool: Service, Sendable {
                 try await queue.listenForWork { self.doorbell.ring() }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+                // An outage is reported once, by the pool.
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+                }
             }
             try? await Task.sleep(for: .seconds(1))
         }
@@ -152,8 +157,15 @@ public final class WorkerPool: Service, Sendable {
         var sweepDue = true
         var lastSweep = ContinuousClock.now
         while !Task.isCancelled {
+            // After an outage, the leases of every worker (this process's and others') ran out while
+            // none could renew them: give them one lease to renew before any is taken back.
+            guard queue.client.hasBeenAvailable(for: .seconds(settings.leaseSeconds)) else {
+                try? await Task.sleep(for: interval)
+                continue
+            }
             do {
-                let taken = try await queue.takeBackExpiredLeases(owner: owner, running: runningJobs.withLock { Array($0) })
+                let taken = try await queue.takeBackExpiredLeases(
+                    owner: owner, running: runningJobs.withLock { Array($0) }, leaseSeconds: settings.leaseSeconds)
                 if taken > 0 { logger.info("took back jobs whose worker stopped renewing its lease", metadata: ["jobs": "\(taken)"]) }
                 if sweepDue || taken > 0 || ContinuousClock.now - lastSweep >= Self.sweepInterval {
                     try await partialFiles.run()
@@ -165,7 +177,9 @@ public final class WorkerPool: Service, Sendable {
                 if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+                if !DatabaseOutage.describes(error) {
+                    logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+                }
             }
             try? await Task.sleep(for: interval)
         }

@@ -6,12 +6,12 @@ import PostgresNIO
 /// `blobs`: bodies stored for later upload jobs. The file is written first (`GatewayFiles.blob`), the
 /// row only once the file is complete, so a broken upload leaves no row.
 package struct BlobStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
     /// Tenants' storage quota where the tenant has none of its own (`StorageQuota`); nil: unlimited.
     package let maxStorageBytesPerTenant: Int64?
 
-    package init(client: PostgresClient, logger: Logger, maxStorageBytesPerTenant: Int64? = nil) {
+    package init(client: DatabasePool, logger: Logger, maxStorageBytesPerTenant: Int64? = nil) {
         self.client = client
         self.logger = logger
         self.maxStorageBytesPerTenant = maxStorageBytesPerTenant

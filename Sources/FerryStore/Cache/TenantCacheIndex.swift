@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// `cache_entries`: every tenant's cache index, shared by all ferryds of the database.
 package struct TenantCacheIndex: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
     /// The tenant's entries changed after `afterRevision` (0: all), and the highest revision seen.
@@ -84,7 +84,7 @@ package struct TenantCacheIndex: Sendable {
         }
     }
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -7,11 +7,11 @@ import PostgresNIO
 /// The tenants' credentials (`credentials`): sealed on the way in, opened only for a job's challenge
 /// (or a re-seal), never for a view.
 public struct CredentialStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

@@ -4,10 +4,10 @@ import PostgresNIO
 /// What the health and metrics routes ask of the database: whether it answers, and how many jobs
 /// each state has across every tenant.
 package struct DatabaseProbe: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -15,11 +15,11 @@ package final class QueueWakeup: Sendable {
         var again = false
     }
 
-    private let client: PostgresClient
+    private let client: DatabasePool
     private let logger: Logger
     private let sending = Mutex(Sending())
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

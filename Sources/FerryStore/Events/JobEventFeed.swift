@@ -23,12 +23,12 @@ public final class JobEventFeed: Service, Sendable {
     package static let pollInterval = Duration.milliseconds(100)
     private static let batch = 1000
 
-    private let client: PostgresClient
+    private let client: DatabasePool
     private let store: JobEventStore
     private let logger: Logger
     private let subscribers = Mutex<[UUID: @Sendable (JobEventNotice) -> Void]>([:])
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.store = JobEventStore(client: client, logger: logger)
         self.logger = logger

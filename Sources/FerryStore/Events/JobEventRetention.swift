@@ -11,14 +11,14 @@ import ServiceLifecycle
 ///
 /// Every ferryd runs it; the deletes do not conflict, they only find less to do.
 public struct JobEventRetention: Service {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let retention: Duration
     package let logger: Logger
     package static let interval = Duration.seconds(3600)
     /// Rows per delete statement, so that one sweep never holds many locks or a long transaction.
     package static let batch = 5000
 
-    public init(client: PostgresClient, retentionDays: Int, logger: Logger) {
+    public init(client: DatabasePool, retentionDays: Int, logger: Logger) {
         self.client = client
         self.retention = .seconds(retentionDays * 86_400)
         self.logger = logger

@@ -7,7 +7,7 @@ import PostgresNIO
 /// job row as it was right after the change, read back through `jsonb_populate_record` into the
 /// same columns as a live job, so the event's job view is built exactly like `GET /v1/jobs/{id}`'s.
 package struct JobEventStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
 
     package struct StoredEvent: Sendable {
@@ -119,7 +119,7 @@ package struct JobEventStore: Sendable {
         return 0
     }
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -7,7 +7,7 @@ import PostgresNIO
 /// The dispatchers' side of `webhook_deliveries`: claiming due deliveries (`FOR UPDATE SKIP LOCKED`,
 /// so dispatchers in any number of ferryd processes share them) and writing each attempt's outcome.
 package struct WebhookDeliveryQueue: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     /// Opens endpoints' sealed signing secrets (`SealedWebhookSecret`).
     package let keyring: VaultKeyring
     package let logger: Logger
@@ -159,7 +159,7 @@ package struct WebhookDeliveryQueue: Sendable {
             """, logger: logger)
     }
 
-    package init(client: PostgresClient, keyring: VaultKeyring, logger: Logger) {
+    package init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

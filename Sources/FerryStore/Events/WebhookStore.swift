@@ -9,11 +9,11 @@ import PostgresNIO
 /// simply not found. Signing secrets are sealed with the vault key before they reach SQL
 /// (`SealedWebhookSecret`).
 public struct WebhookStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

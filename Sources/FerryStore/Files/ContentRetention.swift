@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// Every ferryd runs it; the row is marked (or deleted) before its file is removed, so two sweeps
 /// never remove one file twice, and a crash in between leaves a file only (never a row without one).
 public struct ContentRetention: Service {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let files: GatewayFiles
     package let defaultDays: Int?
     package let logger: Logger
@@ -23,7 +23,7 @@ public struct ContentRetention: Service {
     /// Rows per statement, so that one sweep never holds many locks or a long transaction.
     package static let batch = 1000
 
-    public init(client: PostgresClient, files: GatewayFiles, defaultDays: Int?, logger: Logger) {
+    public init(client: DatabasePool, files: GatewayFiles, defaultDays: Int?, logger: Logger) {
         self.client = client
         self.files = files
         self.defaultDays = defaultDays

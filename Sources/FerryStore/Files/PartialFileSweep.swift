@@ -14,11 +14,11 @@ import PostgresNIO
 /// belongs to an attempt that had started by then. Files with the engine's default names (from a
 /// version before attempts named their files) are kept for a day after they were last written.
 public struct PartialFileSweep: Sendable {
-    let client: PostgresClient
+    let client: DatabasePool
     let files: GatewayFiles
     let logger: Logger
 
-    public init(client: PostgresClient, files: GatewayFiles, logger: Logger) {
+    public init(client: DatabasePool, files: GatewayFiles, logger: Logger) {
         self.client = client
         self.files = files
         self.logger = logger

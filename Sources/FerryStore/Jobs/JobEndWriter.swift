@@ -29,13 +29,13 @@ package final class JobEndWriter: Sendable {
         var writing = false
     }
 
-    private let client: PostgresClient
+    private let client: DatabasePool
     private let logger: Logger
     private let state = Mutex(State())
     /// Statements written so far, each with one end or more.
     package let statements = Atomic<Int>(0)
 
-    package init(client: PostgresClient, logger: Logger) {
+    package init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -14,7 +14,7 @@ public struct JobQueue: Sendable {
     /// NOTIFY channel: a running job was asked to pause or cancel; the payload is its id.
     public static let stopChannel = "ferry_job_stops"
 
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
     /// Running-job limit for tenants without their own (`tenants.max_running_jobs`).
     package let defaultMaxRunningJobs: Int
@@ -23,7 +23,7 @@ public struct JobQueue: Sendable {
     /// `SealedJobRequest`, `SealedSessionConfiguration`).
     package let keyring: VaultKeyring
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger, defaultMaxRunningJobs: Int = 64) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger, defaultMaxRunningJobs: Int = 64) {
         self.client = client
         self.keyring = keyring
         self.logger = logger
@@ -190,8 +190,12 @@ public struct JobQueue: Sendable {
     /// `owner`'s jobs in `running` are left alone: their runners are alive in the calling process
     /// (late with a heartbeat under load), and taking them back would start a second runner on the
     /// same partial file. Other processes take them back if this one dies.
+    ///
+    /// Nothing is taken back until the server has been up for `leaseSeconds`: leases run out in the
+    /// database's time, so while it was stopped every lease kept running out although no worker
+    /// could renew it; their workers get one lease to reach it again.
     @discardableResult
-    public func takeBackExpiredLeases(owner: String, running: [UUID]) async throws -> Int {
+    public func takeBackExpiredLeases(owner: String, running: [UUID], leaseSeconds: Int) async throws -> Int {
         let rows = try await client.query(
             """
             WITH expired AS (
@@ -201,6 +205,7 @@ public struct JobQueue: Sendable {
                     stop_request = NULL
                 WHERE state IN (\(unescaped: JobStateSQL.expirable)) AND lease_expires_at < now()
                     AND NOT (lease_owner = \(owner) AND id = ANY(\(running)::uuid[]))
+                    AND pg_postmaster_start_time() < now() - \(leaseSeconds) * interval '1 second'
                 RETURNING id, attempt
             ), interrupted AS (
                 UPDATE job_attempts a SET outcome = 'interrupted', finished_at = now()

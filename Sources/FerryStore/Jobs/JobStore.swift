@@ -8,7 +8,7 @@ import PostgresNIO
 /// The API's side of `jobs`: submitting, reading, listing, and the operator's controls. Every query
 /// that a tenant's request makes names the tenant, so another tenant's job is simply not found.
 public struct JobStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
     /// Queued-job limit for tenants without their own (`tenants.max_queued_jobs`).
     package let defaultMaxQueuedJobs: Int
@@ -17,7 +17,7 @@ public struct JobStore: Sendable {
     /// Seals the credential-bearing headers of submitted jobs (`SealedJobRequest`).
     package let keyring: VaultKeyring
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger, defaultMaxQueuedJobs: Int = 100_000) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

@@ -9,11 +9,11 @@ import URLLoading
 /// before they reach SQL (`value_key_id`, `value_sealed`; `SealedCookieValue`), opened here, shown
 /// to the session's own tenant, never logged.
 public struct SessionCookieStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

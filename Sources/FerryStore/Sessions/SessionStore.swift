@@ -9,11 +9,11 @@ import PostgresNIO
 /// (`SealedSessionConfiguration`); what this store reads back shows them redacted, as the views do.
 /// Only a worker's claim opens them.
 public struct SessionStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let keyring: VaultKeyring
     package let logger: Logger
 
-    public init(client: PostgresClient, keyring: VaultKeyring, logger: Logger) {
+    public init(client: DatabasePool, keyring: VaultKeyring, logger: Logger) {
         self.client = client
         self.keyring = keyring
         self.logger = logger

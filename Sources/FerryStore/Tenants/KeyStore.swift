@@ -5,11 +5,11 @@ import PostgresNIO
 
 /// Tenants and their API keys (`tenants`, `api_keys`).
 public struct KeyStore: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let logger: Logger
     package let recentCallers: CallerCache
 
-    public init(client: PostgresClient, logger: Logger, recentCallers: CallerCache = CallerCache()) {
+    public init(client: DatabasePool, logger: Logger, recentCallers: CallerCache = CallerCache()) {
         self.client = client
         self.logger = logger
         self.recentCallers = recentCallers

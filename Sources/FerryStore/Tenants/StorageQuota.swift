@@ -11,11 +11,11 @@ import PostgresNIO
 /// the succeeded jobs' `result.size`. A running download is not in it yet; its runner holds it to the
 /// allowance left when it started.
 package struct StorageQuota: Sendable {
-    package let client: PostgresClient
+    package let client: DatabasePool
     package let defaultLimit: Int64?
     package let logger: Logger
 
-    package init(client: PostgresClient, defaultLimit: Int64?, logger: Logger) {
+    package init(client: DatabasePool, defaultLimit: Int64?, logger: Logger) {
         self.client = client
         self.defaultLimit = defaultLimit
         self.logger = logger

@@ -15,8 +15,10 @@ struct GatewayOpenAPITests {
     /// The router ferryd serves, built without a database (nothing connects until a route runs).
     static func routes() -> Set<String> {
         let logger = Logger(label: "openapi-test")
-        let client = PostgresClient(
-            configuration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable), backgroundLogger: logger)
+        let client = DatabasePool(
+            clientConfiguration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable),
+            probeConfiguration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable),
+            logger: logger)
         let router = APIRouter.build(.stores(
             client: client, vault: try! VaultKeyring(keys: [try! VaultKey(base64: VaultKey.generateText())]),
             files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(),

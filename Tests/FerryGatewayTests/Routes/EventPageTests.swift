@@ -20,9 +20,10 @@ struct EventPageTests {
                 #expect(try await app.send(.post, "/v1/jobs/\(id)/cancel", key: tenant.key).status == 200)
             }
             let logger = Logger(label: "ferry.tests.event-pages")
-            let client = PostgresClient(configuration: app.database.clientConfiguration, backgroundLogger: logger)
+            let client = DatabasePool(
+                clientConfiguration: app.database.clientConfiguration, probeConfiguration: app.database.connectionConfiguration, logger: logger)
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await client.run() }
+                group.addTask { try await client.run() }
                 defer { group.cancelAll() }
                 let store = JobEventStore(client: client, logger: logger)
                 let tenantID = try #require(UUID(uuidString: tenant.id))

@@ -2,7 +2,7 @@ import FerryModel
 import Logging
 import PostgresNIO
 
-extension PostgresClient {
+extension DatabasePool {
     /// `withTransaction`, except that a `GatewayError` thrown by `body` (a refusal, after which the
     /// transaction is rolled back) reaches the caller as itself rather than wrapped in
     /// `PostgresTransactionError`: callers above the store see domain errors only.

@@ -1,0 +1,72 @@
+import FerryModel
+import FerryPrivatePostgres
+@testable import FerryStore
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// `DatabasePool` on a private cluster that the test stops and starts (issue 18, "the database goes
+/// away"): calls are refused at once with `database_unavailable` while it is away, never left waiting
+/// in PostgresNIO's pool, and the pool serves again once it is back.
+@Suite("Database pool", .timeLimit(.minutes(3)))
+struct DatabasePoolTests {
+    let logger = Logger(label: "ferry.tests.database-pool")
+
+    @Test("stopped: queries, transactions and leased connections fail with database_unavailable instead of waiting; started again: they succeed")
+    func refusesWhileAwayAndServesOnceBack() async throws {
+        try await TemporaryDirectory.withNew { directory in
+            let cluster = PrivatePostgres(dataDirectory: directory, durability: .throwaway, logger: logger)
+            let endpoint = try await cluster.start()
+            let pool = DatabasePool(
+                clientConfiguration: endpoint.clientConfiguration(database: endpoint.database),
+                probeConfiguration: endpoint.connectionConfiguration(database: endpoint.database), logger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await pool.run() }
+                defer { group.cancelAll() }
+                #expect(try await Self.one(pool) == 1)
+
+                try await cluster.stop()
+                // Whatever the pool knows yet, each kind of call ends with the refusal, not a wait
+                // (the test's time limit would catch a wait for the database's return: it never returns here).
+                for attempt in 0..<3 {
+                    await Self.expectRefusal("query \(attempt)") { _ = try await Self.one(pool) }
+                    await Self.expectRefusal("transaction \(attempt)") {
+                        try await pool.transaction(logger: logger) { connection in
+                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                        }
+                    }
+                    await Self.expectRefusal("connection \(attempt)") { try await pool.withConnection { _ in } }
+                }
+                #expect(!pool.isAvailable)
+                #expect(!pool.hasBeenAvailable(for: .zero))
+
+                _ = try await cluster.start()
+                await pool.waitUntilAvailable(atMost: .seconds(30))
+                #expect(pool.isAvailable)
+                #expect(try await Self.one(pool) == 1)
+                // Just back: not yet available for a lease's length (WorkerPool takes no leases back meanwhile).
+                #expect(!pool.hasBeenAvailable(for: .seconds(600)))
+                try await cluster.stop()
+            }
+        }
+    }
+
+    static func one(_ pool: DatabasePool) async throws -> Int {
+        for try await value in try await pool.query("SELECT 1", logger: nil).decode(Int.self) { return value }
+        return 0
+    }
+
+    static func expectRefusal(_ what: String, _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("\(what) succeeded with the database stopped")
+        } catch let error as GatewayError {
+            #expect(error.code == "database_unavailable", "\(what): \(error)")
+            #expect(error.kind == .unavailable)
+            #expect(error.retryAfterSeconds != nil)
+        } catch {
+            Issue.record("\(what) failed with \(String(reflecting: error)), not the refusal")
+        }
+    }
+}
