@@ -3,7 +3,7 @@ import FerryStore
 import Foundation
 import Hummingbird
 
-/// `PUT /v1/blobs`: a body for later upload jobs, streamed to disk (never held whole in memory) and
+/// `PUT /v1/blobs` and `DELETE /v1/blobs/{id}`: a body for later upload jobs, streamed to disk (never held whole in memory) and
 /// hashed on the way. The row is written only once the file is complete, so a broken upload leaves
 /// neither a row nor a file.
 struct BlobRoutes {
@@ -30,7 +30,13 @@ struct BlobRoutes {
             let relative = files.blob(tenant: tenant, blob: id)
             try files.makeDirectory(files.blobDirectory(tenant: tenant))
             guard let path = files.absolute(relative) else { throw Problem(.internalServerError, code: "internal_error", "bad blob path") }
-            let (size, digest) = try await Self.store(request.body, at: path)
+            // Refused before a byte is written when the declared length does not fit, else as soon
+            // as the bytes that arrived do not; `insert` counts again, as other blobs may have come.
+            let standing = try await blobs.storageStanding(tenant: tenant)
+            if let standing, let declared = request.headers[.contentLength].flatMap({ Int64($0) }), declared > standing.allowance {
+                throw Problem(StorageQuota.exceeded(standing, adding: declared, what: "the blob"))
+            }
+            let (size, digest) = try await Self.store(request.body, at: path, quota: standing)
             let contentType = request.headers[.contentType]
             do {
                 try await blobs.insert(id: id, tenant: tenant, size: size, sha256: digest, contentType: contentType, path: relative)
@@ -40,10 +46,19 @@ struct BlobRoutes {
             }
             return EditedResponse(status: .created, response: BlobView(id: id.lowercasedString, size: size, sha256: digest, contentType: contentType))
         }
+        group.delete("/blobs/{id}") { _, context in
+            let tenant = try context.requireTenant()
+            let id = try TenantRoutes.id(context, "id")
+            // The row first (refused while an unfinished job will send it), then the file.
+            let relative = try await blobs.delete(id, tenant: tenant)
+            if let path = files.absolute(relative) { files.spares.recycle(path) }
+            return HTTPResponse.Status.noContent
+        }
     }
 
-    /// Writes the body to `path` (through a temporary name), returning its size and SHA-256.
-    static func store(_ body: RequestBody, at path: String) async throws -> (Int64, String) {
+    /// Writes the body to `path` (through a temporary name), returning its size and SHA-256; stops,
+    /// removing what it wrote, once the body passes the 64 GiB limit or the tenant's `quota`.
+    static func store(_ body: RequestBody, at path: String, quota: StorageQuota.Standing? = nil) async throws -> (Int64, String) {
         let temporary = path + ".part"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Problem(.internalServerError, code: "cannot_write_file", "cannot store the blob") }
@@ -55,6 +70,7 @@ struct BlobRoutes {
                 guard size <= maximumSize else {
                     throw Problem(.contentTooLarge, code: "body_too_large", "a blob may be at most \(maximumSize) bytes")
                 }
+                if let quota, size > quota.allowance { throw Problem(StorageQuota.exceeded(quota, adding: nil, what: "the blob")) }
                 try buffer.withUnsafeReadableBytes { bytes in
                     hasher.update(bufferPointer: bytes)
                     var offset = 0
@@ -62,7 +78,10 @@ struct BlobRoutes {
                         let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                         if written < 0 {
                             if errno == EINTR { continue }
-                            throw Problem(Self.insufficientStorage, code: "cannot_write_file", "cannot store the blob: \(String(cString: strerror(errno)))")
+                            // A full disk (or quota of the file system) is said as such, as for a job's download.
+                            let number = errno
+                            let code = number == ENOSPC || number == EDQUOT ? "insufficient_storage" : "cannot_write_file"
+                            throw Problem(Self.insufficientStorage, code: code, "cannot store the blob: \(String(cString: strerror(number)))")
                         }
                         offset += written
                     }

@@ -44,6 +44,9 @@ struct JobRoutes {
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
             guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id)") }
+            if job.result?.expired == true {
+                throw Problem(.gone, code: "content_expired", "job \(id)'s content passed its retention and was removed")
+            }
             guard job.state == .succeeded, let result = job.result, let path = files.absolute(result.file) else {
                 throw Problem(.conflict, code: "job_content_unavailable", "a \(job.state.rawValue) job has no content; wait until it succeeded")
             }

@@ -21,10 +21,13 @@ struct JobSubmission: Decodable {
     /// Ask the origin for a compressed body and store it decoded; such a job restarts from byte 0
     /// whenever it is resumed.
     var compressed: Bool?
+    /// Days the content is kept after the job succeeded, instead of `FERRY_CONTENT_RETENTION_DAYS`.
+    var retentionDays: Int?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
         case decisions, compressed
+        case retentionDays = "retention_days"
         case cachePolicy = "cache_policy"
     }
 
@@ -220,6 +223,7 @@ struct JobSubmission: Decodable {
             problem("cache_policy", RequestCachePolicy.apiNameProblem)
         }
         let decisions = self.decisions?.validated(field: "decisions", errors: &errors)
+        if let retentionDays, !(1...36_500).contains(retentionDays) { problem("retention_days", "must be between 1 and 36500 days") }
 
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
@@ -228,7 +232,7 @@ struct JobSubmission: Decodable {
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
                 maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
-                compressed: compressed == true ? true : nil),
+                compressed: compressed == true ? true : nil, retentionDays: retentionDays),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -643,7 +643,7 @@ enum OpenAPIDocument {
             }
           },
           "410": {
-            "description": "The content file is gone (`content_missing`).",
+            "description": "The content passed its retention and was removed (`content_expired`; the job's `result.content_expired` is true), or its file is gone (`content_missing`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -773,7 +773,7 @@ enum OpenAPIDocument {
             }
           },
           "410": {
-            "description": "The content file is gone (`content_missing`).",
+            "description": "The content passed its retention and was removed (`content_expired`; the job's `result.content_expired` is true), or its file is gone (`content_missing`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -937,7 +937,7 @@ enum OpenAPIDocument {
           "blobs"
         ],
         "summary": "Store a body for later upload jobs",
-        "description": "The body is streamed to disk and hashed on the way; its Content-Type is kept.",
+        "description": "The body is streamed to disk and hashed on the way; its Content-Type is kept. It counts against the tenant's storage quota with its succeeded jobs' content: a declared length that does not fit is refused before a byte is written, and a body that grows past the room left is cut off and removed.",
         "requestBody": {
           "required": true,
           "content": {
@@ -973,7 +973,7 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/InternalError"
           },
           "507": {
-            "description": "The blob cannot be written (`cannot_write_file`).",
+            "description": "The blob does not fit in the tenant's storage quota (`storage_quota_exceeded`; nothing is kept), the disk is full (`insufficient_storage`), or it cannot be written (`cannot_write_file`).",
             "content": {
               "application/problem+json": {
                 "schema": {
@@ -2440,6 +2440,48 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/v1/blobs/{id}": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/BlobID"
+        }
+      ],
+      "delete": {
+        "operationId": "deleteBlob",
+        "tags": [
+          "blobs"
+        ],
+        "summary": "Delete a blob and its file",
+        "description": "Refused while a job that has not finished (queued, running, paused, retrying, waiting for a decision) has the blob as its body; a finished job that named it keeps its view.",
+        "responses": {
+          "204": {
+            "description": "Deleted, with its file."
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "A job that has not finished will send the blob (`blob_in_use`); cancel or delete that job first.",
+            "content": {
+              "application/problem+json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Problem"
+                }
+              }
+            }
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2596,6 +2638,16 @@ enum OpenAPIDocument {
         "in": "path",
         "required": true,
         "description": "A credential id; anything that is not a UUID is a 404.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "BlobID": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "A blob id; anything that is not a UUID is a 404.",
         "schema": {
           "type": "string",
           "format": "uuid"
@@ -3002,6 +3054,11 @@ enum OpenAPIDocument {
                   "miss"
                 ],
                 "description": "What the cache did: `hit` served from the cache without asking the origin, `revalidated` the origin confirmed the stored entry (304), `miss` the origin sent the response. Absent when no cache took part (not an http or https URL)."
+              },
+              "content_expired": {
+                "type": "boolean",
+                "const": true,
+                "description": "Present once the content passed its retention (`retention_days`, else `FERRY_CONTENT_RETENTION_DAYS`) and was removed; `size` and `sha256` stay."
               }
             }
           },
@@ -3293,6 +3350,12 @@ enum OpenAPIDocument {
             "type": "boolean",
             "default": false,
             "description": "Ask the origin for a compressed body (Accept-Encoding) and store it decoded. By default a job asks for the origin's own bytes (identity), which a checksum is computed over and which a paused, retried or taken-over attempt continues where it stopped; a compressed job restarts from byte 0 whenever it is resumed."
+          },
+          "retention_days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 36500,
+            "description": "Days the content is kept after the job succeeded; then it is removed and the job says `result.content_expired`. Default: `FERRY_CONTENT_RETENTION_DAYS` (for ever unless set)."
           }
         }
       },
@@ -3339,6 +3402,12 @@ enum OpenAPIDocument {
           "max_queued_jobs": {
             "type": "integer",
             "minimum": 1
+          },
+          "max_storage_bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 9223372036854775807,
+            "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
           }
         }
       },
@@ -3365,6 +3434,12 @@ enum OpenAPIDocument {
           "max_queued_jobs": {
             "type": "integer",
             "minimum": 1
+          },
+          "max_storage_bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 9223372036854775807,
+            "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
           },
           "created_at": {
             "$ref": "#/components/schemas/Timestamp"

@@ -34,6 +34,7 @@ public struct Problem: HTTPResponseError, Equatable {
         case .conflict: .conflict
         case .limit: .tooManyRequests
         case .invalid: .badRequest
+        case .insufficientStorage: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
         case .unavailable: .serviceUnavailable
         }
         var headers: HTTPFields = [:]

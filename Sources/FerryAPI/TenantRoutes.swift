@@ -12,10 +12,12 @@ struct TenantRoutes {
         var name: String?
         var maxRunningJobs: Int?
         var maxQueuedJobs: Int?
+        var maxStorageBytes: Int64?
         enum CodingKeys: String, CodingKey {
             case name
             case maxRunningJobs = "max_running_jobs"
             case maxQueuedJobs = "max_queued_jobs"
+            case maxStorageBytes = "max_storage_bytes"
         }
     }
 
@@ -24,6 +26,7 @@ struct TenantRoutes {
         var name: String
         var maxRunningJobs: Int?
         var maxQueuedJobs: Int?
+        var maxStorageBytes: Int64?
         var createdAt: String
         var disabled: Bool
         /// Only in the response that created the tenant.
@@ -32,6 +35,7 @@ struct TenantRoutes {
             case id, name
             case maxRunningJobs = "max_running_jobs"
             case maxQueuedJobs = "max_queued_jobs"
+            case maxStorageBytes = "max_storage_bytes"
             case createdAt = "created_at"
             case disabled
             case apiKey = "api_key"
@@ -42,6 +46,7 @@ struct TenantRoutes {
             name = tenant.name
             maxRunningJobs = tenant.maxRunningJobs
             maxQueuedJobs = tenant.maxQueuedJobs
+            maxStorageBytes = tenant.maxStorageBytes
             createdAt = JobView.timestamp(tenant.createdAt)
             disabled = tenant.disabled
             self.apiKey = apiKey
@@ -89,8 +94,13 @@ struct TenantRoutes {
             if let value = body.maxQueuedJobs, !limits.contains(value) {
                 errors.append(.init(field: "max_queued_jobs", message: "must be between 1 and \(Int32.max)"))
             }
+            // A bigint column: any Int64 that is not negative (0: the tenant may store nothing).
+            if let value = body.maxStorageBytes, value < 0 {
+                errors.append(.init(field: "max_storage_bytes", message: "must be 0 or more bytes"))
+            }
             guard errors.isEmpty else { throw Problem.invalid(errors) }
-            let (tenant, key, _) = try await keys.createTenant(name: name, maxRunningJobs: body.maxRunningJobs, maxQueuedJobs: body.maxQueuedJobs)
+            let (tenant, key, _) = try await keys.createTenant(
+                name: name, maxRunningJobs: body.maxRunningJobs, maxQueuedJobs: body.maxQueuedJobs, maxStorageBytes: body.maxStorageBytes)
             return EditedResponse(status: .created, response: TenantView(tenant, apiKey: key.text))
         }
         group.get("/tenants") { _, context in

@@ -22,11 +22,16 @@ public final class FerrydServer: Sendable {
         public var cacheMaxBytesPerTenant: Int?
         /// `FERRY_MAX_EVENT_STREAMS_PER_TENANT`; nil: ferryd's default.
         public var maxEventStreamsPerTenant: Int?
+        /// `FERRY_MAX_STORAGE_BYTES_PER_TENANT`; nil: ferryd's default (unlimited).
+        public var maxStorageBytesPerTenant: Int64?
+        /// `FERRY_CONTENT_RETENTION_DAYS`; nil: ferryd's default (for ever).
+        public var contentRetentionDays: Int?
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
             webhookRetrySchedule: String = "1s,1s,2s", vaultKeys: [String] = [FerrydServer.testVaultKey],
-            cacheMaxBytesPerTenant: Int? = nil, maxEventStreamsPerTenant: Int? = nil
+            cacheMaxBytesPerTenant: Int? = nil, maxEventStreamsPerTenant: Int? = nil, maxStorageBytesPerTenant: Int64? = nil,
+            contentRetentionDays: Int? = nil
         ) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
@@ -36,6 +41,8 @@ public final class FerrydServer: Sendable {
             self.vaultKeys = vaultKeys
             self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
             self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
+            self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
+            self.contentRetentionDays = contentRetentionDays
         }
     }
 
@@ -89,6 +96,8 @@ public final class FerrydServer: Sendable {
         environment["FERRY_VAULT_KEY"] = options.vaultKeys.joined(separator: ",")
         if let bytes = options.cacheMaxBytesPerTenant { environment["FERRY_CACHE_MAX_BYTES_PER_TENANT"] = String(bytes) }
         if let streams = options.maxEventStreamsPerTenant { environment["FERRY_MAX_EVENT_STREAMS_PER_TENANT"] = String(streams) }
+        if let bytes = options.maxStorageBytesPerTenant { environment["FERRY_MAX_STORAGE_BYTES_PER_TENANT"] = String(bytes) }
+        if let days = options.contentRetentionDays { environment["FERRY_CONTENT_RETENTION_DAYS"] = String(days) }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

@@ -104,6 +104,23 @@ struct GatewayConfigurationTests {
             == ["FERRY_ALLOW_PRIVATE_NETWORKS must be true or false (or 1/0, yes/no), got 'maybe'"])
     }
 
+    @Test func theStorageQuotaPerTenantIsUnlimitedUnlessSet() throws {
+        #expect(try configuration([:]).maxStorageBytesPerTenant == nil)
+        #expect(try configuration(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": "1073741824"]).maxStorageBytesPerTenant == 1 << 30)
+        #expect(try configuration(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": "0"]).maxStorageBytesPerTenant == 0)
+        for bad in ["-1", "1G", "99999999999999999999"] {
+            #expect(problems(["FERRY_MAX_STORAGE_BYTES_PER_TENANT": bad]).first?.hasPrefix("FERRY_MAX_STORAGE_BYTES_PER_TENANT") == true)
+        }
+    }
+
+    @Test func contentIsKeptForEverUnlessARetentionIsSet() throws {
+        #expect(try configuration([:]).contentRetentionDays == nil)
+        #expect(try configuration(["FERRY_CONTENT_RETENTION_DAYS": "30"]).contentRetentionDays == 30)
+        for bad in ["0", "-1", "a week"] {
+            #expect(problems(["FERRY_CONTENT_RETENTION_DAYS": bad]).first?.hasPrefix("FERRY_CONTENT_RETENTION_DAYS") == true)
+        }
+    }
+
     @Test func anEmptyVariableCountsAsUnset() throws {
         let read = try configuration(["FERRY_DATABASE_URL": "", "FERRY_PORT": "", "FERRY_ADMIN_KEY": ""])
         #expect(read.databaseURL == nil)

@@ -17,6 +17,7 @@ struct JobRetryPolicyTests {
         #expect(!RetryPolicy.isRetryable(.transfer(.destinationForbidden)))
         #expect(!RetryPolicy.isRetryable(.transfer(.tooManyRedirects)))
         #expect(!RetryPolicy.isRetryable(.transfer(.cancelled)))
+        #expect(!RetryPolicy.isRetryable(.transfer(.insufficientStorage)), "a full disk fails the job at once")
     }
 
     @Test("delays double from the base with jitter, are capped, and stop at max attempts")

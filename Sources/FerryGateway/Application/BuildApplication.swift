@@ -57,7 +57,7 @@ public func buildApplication(
         queue: JobQueue(client: client, keyring: vault, logger: logger), engine: engine, files: files,
         settings: WorkerPool.Settings(
             workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
-            retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds)),
+            retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds), maxStorageBytesPerTenant: configuration.maxStorageBytesPerTenant),
         metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
     let eventFeed = JobEventFeed(client: client, logger: logger)
     let webhooks = WebhookDispatcher(
@@ -69,7 +69,7 @@ public func buildApplication(
     let api = APIRouter.Dependencies.stores(
         client: client, vault: vault, files: files, metrics: metrics, eventFeed: eventFeed,
         decisionCredentials: decisionCredentials, eventStreams: EventStreamLimit(perTenant: configuration.maxEventStreamsPerTenant),
-        logger: logger)
+        maxStorageBytesPerTenant: configuration.maxStorageBytesPerTenant, logger: logger)
 
     var app = Application(
         router: APIRouter.build(api),
@@ -79,6 +79,7 @@ public func buildApplication(
             GatewayLifetime(engine: engine, database: database, logger: logger),
             client, workers, eventFeed, webhooks,
             JobEventRetention(client: client, retentionDays: configuration.eventRetentionDays, logger: logger),
+            ContentRetention(client: client, files: files, defaultDays: configuration.contentRetentionDays, logger: logger),
         ],
         onServerRunning: onServerRunning,
         logger: logger)

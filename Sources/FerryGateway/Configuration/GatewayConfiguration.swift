@@ -63,6 +63,12 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// `FERRY_MAX_EVENT_STREAMS_PER_TENANT`: Server-Sent Events streams each tenant may hold open on
     /// this ferryd at once; one more is a 429 `too_many_streams`.
     public var maxEventStreamsPerTenant: Int
+    /// `FERRY_MAX_STORAGE_BYTES_PER_TENANT`: the bytes of blobs and succeeded jobs' content a tenant
+    /// without its own `max_storage_bytes` may store; nil (the default): unlimited.
+    public var maxStorageBytesPerTenant: Int64?
+    /// `FERRY_CONTENT_RETENTION_DAYS`: days a succeeded job's content (unless the job says otherwise)
+    /// and an unused blob are kept (`ContentRetention`); nil (the default): for ever.
+    public var contentRetentionDays: Int?
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -80,7 +86,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         vaultKeySource: VaultKeySource? = nil,
         cacheMaxBytesPerTenant: Int = TenantResponseCaches.defaultMaximumBytesPerTenant,
         eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays,
-        maxEventStreamsPerTenant: Int = GatewayConfiguration.defaultMaxEventStreamsPerTenant
+        maxEventStreamsPerTenant: Int = GatewayConfiguration.defaultMaxEventStreamsPerTenant,
+        maxStorageBytesPerTenant: Int64? = nil,
+        contentRetentionDays: Int? = nil
     ) {
         self.port = port
         self.host = host
@@ -97,6 +105,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.cacheMaxBytesPerTenant = cacheMaxBytesPerTenant
         self.eventRetentionDays = eventRetentionDays
         self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
+        self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
+        self.contentRetentionDays = contentRetentionDays
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -157,6 +167,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let cacheMaxBytes = setting(nil, "", "FERRY_CACHE_MAX_BYTES_PER_TENANT") { try $0.integer(in: 0...(1 << 50)) }
         let eventRetentionDays = setting(nil, "", "FERRY_EVENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
         let maxEventStreams = setting(nil, "", "FERRY_MAX_EVENT_STREAMS_PER_TENANT") { try $0.integer(in: 1...100_000) }
+        let maxStorageBytes = setting(nil, "", "FERRY_MAX_STORAGE_BYTES_PER_TENANT") { try $0.integer(in: 0...Int.max) }
+        let contentRetentionDays = setting(nil, "", "FERRY_CONTENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -177,7 +189,9 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             vaultKeySource: vaultKeys.map(VaultKeySource.keys) ?? vaultKeyFile.map(VaultKeySource.file),
             cacheMaxBytesPerTenant: cacheMaxBytes ?? TenantResponseCaches.defaultMaximumBytesPerTenant,
             eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays,
-            maxEventStreamsPerTenant: maxEventStreams ?? Self.defaultMaxEventStreamsPerTenant
+            maxEventStreamsPerTenant: maxEventStreams ?? Self.defaultMaxEventStreamsPerTenant,
+            maxStorageBytesPerTenant: maxStorageBytes.map(Int64.init),
+            contentRetentionDays: contentRetentionDays
         )
     }
 
@@ -194,6 +208,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         return "listen \(host):\(port), database \(database), data directory \(dataDirectory), "
             + "admin key \(admin), \(workers) workers, private networks \(allowPrivateNetworks ? "allowed" : "refused"), "
             + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant, "
-            + "job events kept \(eventRetentionDays) days, \(maxEventStreamsPerTenant) event streams per tenant"
+            + "job events kept \(eventRetentionDays) days, \(maxEventStreamsPerTenant) event streams per tenant, "
+            + "storage \(maxStorageBytesPerTenant.map { "\($0) bytes" } ?? "unlimited") per tenant, "
+            + "content kept \(contentRetentionDays.map { "\($0) days" } ?? "for ever")"
     }
 }

@@ -81,17 +81,21 @@ public struct JobRecord: Sendable, Equatable {
         public var contentType: String?
         /// What the cache did: `hit`, `revalidated` or `miss` (`CacheStatus`); nil when no cache took part.
         public var cache: String?
+        /// True once the content passed its retention and was removed (`ContentRetention`); the
+        /// size and digest stay, for the record.
+        public var expired: Bool?
 
-        public init(file: String, size: Int64, sha256: String, contentType: String?, cache: String? = nil) {
+        public init(file: String, size: Int64, sha256: String, contentType: String?, cache: String? = nil, expired: Bool? = nil) {
             self.file = file
             self.size = size
             self.sha256 = sha256
             self.contentType = contentType
             self.cache = cache
+            self.expired = expired
         }
 
         package enum CodingKeys: String, CodingKey {
-            case file, size, sha256, cache
+            case file, size, sha256, cache, expired
             case contentType = "content_type"
         }
     }

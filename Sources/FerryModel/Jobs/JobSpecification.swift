@@ -99,6 +99,9 @@ public struct JobSpecification: Sendable, Equatable {
         /// by default: the stored bytes are then the origin's own, as a checksum expects, and a
         /// paused, killed or retried attempt continues where it stopped, which a decoded body cannot.
         public var compressed: Bool?
+        /// Days the content is kept after the job succeeded; nil: `FERRY_CONTENT_RETENTION_DAYS`
+        /// (`ContentRetention`, which reads it in SQL as `policies->>'retention_days'`).
+        public var retentionDays: Int?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -110,9 +113,10 @@ public struct JobSpecification: Sendable, Equatable {
             case cachePolicy = "cache_policy"
             case decisions
             case compressed
+            case retentionDays = "retention_days"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -122,6 +126,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.cachePolicy = cachePolicy
             self.decisions = decisions
             self.compressed = compressed
+            self.retentionDays = retentionDays
         }
     }
 

@@ -40,7 +40,8 @@ public struct RetryPolicy: Sendable, Equatable {
                 return true
             default:
                 // Policy refusals, bad requests, certificates, redirect loops and cancellation will not
-                // get better by waiting.
+                // get better by waiting. Nor, within a backoff's minutes, will a full disk
+                // (`insufficientStorage`): another attempt would fill it again while other jobs need it.
                 return false
             }
         }

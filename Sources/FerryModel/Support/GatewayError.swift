@@ -15,6 +15,8 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case limit
         /// The input itself is wrong; `fields` says where.
         case invalid
+        /// There is no room to store it: the tenant's storage quota is used up.
+        case insufficientStorage
         /// Something the gateway needs (its database) is away for now; trying again after
         /// `retryAfterSeconds` may succeed.
         case unavailable

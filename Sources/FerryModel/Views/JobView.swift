@@ -90,9 +90,12 @@ package struct JobView: Encodable {
         package var sha256: String
         package var contentType: String?
         package var cache: String?
+        /// Present (true) once the content passed its retention and was removed.
+        package var contentExpired: Bool?
         package enum CodingKeys: String, CodingKey {
             case size, sha256, cache
             case contentType = "content_type"
+            case contentExpired = "content_expired"
         }
 
         package init(size: Int64, sha256: String, contentType: String? = nil, cache: String? = nil) {
@@ -144,7 +147,11 @@ package struct JobView: Encodable {
         request = RequestView(url: job.request.url, method: job.request.method, headers: Self.redacted(job.request.headers))
         progress = ProgressView(bytesDone: job.bytesDone, bytesExpected: job.bytesExpected, rate: job.bytesPerSecond)
         response = job.response.map { ResponseView(status: $0.status, headers: Self.redacted($0.headers), url: $0.url) }
-        result = job.result.map { ResultView(size: $0.size, sha256: $0.sha256, contentType: $0.contentType, cache: $0.cache) }
+        result = job.result.map { stored in
+            var view = ResultView(size: stored.size, sha256: stored.sha256, contentType: stored.contentType, cache: stored.cache)
+            if stored.expired == true { view.contentExpired = true }
+            return view
+        }
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }
         decision = job.decision.map { DecisionView(pending: $0, expiresAt: job.decisionDeadline.map(Self.timestamp)) }
     }

@@ -29,6 +29,8 @@ struct JobRunner: Sendable {
     let metrics: GatewayMetrics
     /// Opens the credentials of answered decisions; nil when ferryd has no vault key.
     let decisionCredentials: DecisionCredentials?
+    /// The tenant's storage quota, which the attempt's content must fit in.
+    let storageQuota: StorageQuota
     let isShuttingDown: @Sendable () -> Bool
     let logger: Logger
 
@@ -43,6 +45,7 @@ struct JobRunner: Sendable {
         metrics.transferStarted()
         let completion: JobQueue.Completion?
         do {
+            transfer.storageQuota = try await storageStanding()
             let (task, decisions) = try await makeTask()
             completion = await drive(task, decisions: decisions, transfer: transfer)
             // Its own session (asking for decisions) served this attempt only.
@@ -89,6 +92,21 @@ struct JobRunner: Sendable {
     }
 
     // MARK: - Making the task
+
+    /// The tenant's storage standing now: the content this attempt may write (`StorageQuota`).
+    private func storageStanding() async throws -> StorageQuota.Standing? {
+        do {
+            return try await storageQuota.standing(tenant: job.tenantID)
+        } catch {
+            throw AttemptFailure("storage_unavailable", "the tenant's storage quota could not be read: \(error)", retry: .gatewayStorage)
+        }
+    }
+
+    /// The failure of an attempt whose content (`bytes`, when known) does not fit in `standing`.
+    private static func quotaFailure(_ standing: StorageQuota.Standing, bytes: Int64?) -> AttemptFailure {
+        let refusal = StorageQuota.exceeded(standing, adding: bytes, what: "the job's content")
+        return AttemptFailure(refusal.code, refusal.detail)
+    }
 
     /// The attempt's task, and the delegate that makes its decisions when the job asks for any.
     private func makeTask() async throws -> (DownloadTask, JobDecisionMaker?) {
@@ -213,7 +231,7 @@ struct JobRunner: Sendable {
                         _ = transfer.requestStop(.leaseLost)
                         continue
                     }
-                    switch place(file, task: task, response: response) {
+                    switch place(file, task: task, response: response, transfer: transfer) {
                     case .success(let result): observed.placed = result
                     case .failure(let failure): observed.placeFailure = failure
                     }
@@ -249,14 +267,18 @@ struct JobRunner: Sendable {
         }
     }
 
-    /// Renames the finished file into place after checking its SHA-256 (computed while writing).
-    private func place(_ file: URL, task: DownloadTask, response: TransferResponse) -> Result<JobRecord.StoredResult, AttemptFailure> {
+    /// Renames the finished file into place after checking its SHA-256 (computed while writing) and
+    /// that it fits in the tenant's storage quota.
+    private func place(
+        _ file: URL, task: DownloadTask, response: TransferResponse, transfer: RunningTransfer
+    ) -> Result<JobRecord.StoredResult, AttemptFailure> {
         guard let digest = task.sha256, let size = task.fileLength else {
             return .failure(AttemptFailure("internal_error", "the engine gave no digest for the file"))
         }
         if let expected = job.policies.sha256, expected != digest {
             return .failure(AttemptFailure("checksum_mismatch", "the content's SHA-256 is \(digest), not the expected \(expected)"))
         }
+        if let quota = transfer.storageQuota, size > quota.allowance { return .failure(Self.quotaFailure(quota, bytes: size)) }
         let relative = files.jobContent(tenant: job.tenantID, job: job.id)
         guard let destination = files.absolute(relative), rename(file.path, destination) == 0 else {
             return .failure(AttemptFailure("cannot_write_file", "cannot store the content: \(String(cString: strerror(errno)))"))
@@ -289,6 +311,13 @@ struct JobRunner: Sendable {
             }
             if let deadline, ContinuousClock.now >= deadline {
                 stop(task, transfer: transfer, reason: .totalTimeout)
+            }
+            // The announced length, or the bytes that arrived by this beat, past the room left; a
+            // body that ends between beats is checked again before it is placed.
+            if let quota = transfer.storageQuota,
+                max(transfer.progress.bytesReceived, transfer.progress.totalBytesExpectedToReceive ?? 0) > quota.allowance
+            {
+                stop(task, transfer: transfer, reason: .storageQuota)
             }
             let now = ContinuousClock.now
             guard now - lastBeat >= heartbeatInterval, transfer.stopReason == nil else { continue }
@@ -364,6 +393,12 @@ struct JobRunner: Sendable {
             return finished(
                 AttemptFailure("timed_out", "the job took longer than its total timeout of \(job.policies.totalTimeout ?? 0) s",
                                retry: .transfer(.timedOut)),
+                transfer: transfer, response: response, resumeData: resumeData)
+        case .storageQuota?:
+            let bytes = max(progress.bytesDone, progress.bytesExpected ?? 0)
+            return finished(
+                transfer.storageQuota.map { Self.quotaFailure($0, bytes: bytes) }
+                    ?? AttemptFailure("storage_quota_exceeded", "the job's content does not fit in the tenant's storage quota"),
                 transfer: transfer, response: response, resumeData: resumeData)
         case nil:
             break

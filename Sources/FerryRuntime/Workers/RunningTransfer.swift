@@ -1,3 +1,4 @@
+import FerryStore
 import Foundation
 import Synchronization
 import URLLoading
@@ -16,6 +17,8 @@ final class RunningTransfer: Sendable {
         case totalTimeout
         /// Another worker holds the job now: stop and write nothing.
         case leaseLost
+        /// The content would pass the tenant's storage quota: the attempt failed, not retried.
+        case storageQuota
     }
 
     private struct State {
@@ -23,6 +26,7 @@ final class RunningTransfer: Sendable {
         var stopReason: StopReason?
         /// When the lease was last known to be renewed (the claim, then each heartbeat it answered).
         var leaseRenewedAt = ContinuousClock.now
+        var storageQuota: StorageQuota.Standing?
     }
 
     private let state = Mutex(State())
@@ -37,6 +41,12 @@ final class RunningTransfer: Sendable {
     var leaseRenewedAt: ContinuousClock.Instant {
         get { state.withLock { $0.leaseRenewedAt } }
         set { state.withLock { $0.leaseRenewedAt = newValue } }
+    }
+
+    /// The tenant's storage quota as it stood when the attempt started; nil: no quota.
+    var storageQuota: StorageQuota.Standing? {
+        get { state.withLock { $0.storageQuota } }
+        set { state.withLock { $0.storageQuota = newValue } }
     }
 
     /// Records the first reason only: a cancel that comes after a pause does not change what happens.

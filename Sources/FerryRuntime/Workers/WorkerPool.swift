@@ -21,11 +21,14 @@ public final class WorkerPool: Service, Sendable {
         public var leaseSeconds: Int
         public var retryBaseDelay: Duration
         public var pollInterval: Duration = .seconds(1)
+        /// Tenants' storage quota where the tenant has none of its own (`StorageQuota`); nil: unlimited.
+        public var maxStorageBytesPerTenant: Int64?
 
-        public init(workers: Int, leaseSeconds: Int, retryBaseDelay: Duration) {
+        public init(workers: Int, leaseSeconds: Int, retryBaseDelay: Duration, maxStorageBytesPerTenant: Int64? = nil) {
             self.workers = workers
             self.leaseSeconds = leaseSeconds
             self.retryBaseDelay = retryBaseDelay
+            self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
         }
 
         /// A third of the lease, at most a second: a lease survives two missed beats, and progress
@@ -122,6 +125,7 @@ public final class WorkerPool: Service, Sendable {
             claim: claim, queue: queue, engine: engine, files: files, owner: owner, leaseSeconds: settings.leaseSeconds,
             heartbeatInterval: settings.heartbeatInterval, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
             metrics: metrics, decisionCredentials: decisionCredentials,
+            storageQuota: StorageQuota(client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, logger: logger),
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
             logger: logger)
     }

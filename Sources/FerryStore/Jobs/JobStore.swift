@@ -169,19 +169,21 @@ public struct JobStore: Sendable {
         throw GatewayError(.notFound, code: "session_not_found", "session \(session) was not found")
     }
 
-    /// A body from a blob or another job must exist now, and be the tenant's own.
+    /// A body from a blob or another job must exist now, and be the tenant's own. The blob's row is
+    /// held `FOR SHARE` until the job is committed, so a `DELETE /v1/blobs/{id}` meanwhile waits and
+    /// then sees the job (`BlobStore.delete`).
     package static func checkBodySource(_ body: JobSpecification.Body?, tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         switch body {
         case .blob(let id)?:
             var found = false
-            for try await _ in try await connection.query("SELECT 1 FROM blobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger) {
+            for try await _ in try await connection.query("SELECT 1 FROM blobs WHERE id = \(id) AND tenant_id = \(tenant) FOR SHARE", logger: logger) {
                 found = true
             }
             if !found { throw GatewayError(.notFound, code: "blob_not_found", "blob \(id) was not found") }
         case .jobContent(let id)?:
             var found: (String, Bool)?
             for try await row in try await connection.query(
-                "SELECT state, result IS NOT NULL FROM jobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger
+                "SELECT state, result IS NOT NULL AND result->'expired' IS NULL FROM jobs WHERE id = \(id) AND tenant_id = \(tenant)", logger: logger
             ).decode((String, Bool).self) {
                 found = row
             }

@@ -52,45 +52,60 @@ public struct KeyStore: Sendable {
         public var name: String
         public var maxRunningJobs: Int?
         public var maxQueuedJobs: Int?
+        /// Bytes of blobs and job content the tenant may store (`StorageQuota`); nil: ferryd's default.
+        public var maxStorageBytes: Int64?
         public var createdAt: Date
         public var disabled: Bool
 
-        package init(id: UUID, name: String, maxRunningJobs: Int? = nil, maxQueuedJobs: Int? = nil, createdAt: Date, disabled: Bool) {
+        package init(
+            id: UUID, name: String, maxRunningJobs: Int? = nil, maxQueuedJobs: Int? = nil, maxStorageBytes: Int64? = nil, createdAt: Date,
+            disabled: Bool
+        ) {
             self.id = id
             self.name = name
             self.maxRunningJobs = maxRunningJobs
             self.maxQueuedJobs = maxQueuedJobs
+            self.maxStorageBytes = maxStorageBytes
             self.createdAt = createdAt
             self.disabled = disabled
         }
     }
 
     /// A new tenant and its first key, in one transaction.
-    public func createTenant(name: String, maxRunningJobs: Int?, maxQueuedJobs: Int?) async throws -> (Tenant, APIKey, keyID: UUID) {
+    public func createTenant(
+        name: String, maxRunningJobs: Int?, maxQueuedJobs: Int?, maxStorageBytes: Int64? = nil
+    ) async throws -> (Tenant, APIKey, keyID: UUID) {
         let key = APIKey.generate()
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                INSERT INTO tenants (name, max_running_jobs, max_queued_jobs) VALUES (\(name), \(maxRunningJobs), \(maxQueuedJobs))
+                INSERT INTO tenants (name, max_running_jobs, max_queued_jobs, max_storage_bytes)
+                VALUES (\(name), \(maxRunningJobs), \(maxQueuedJobs), \(maxStorageBytes))
                 RETURNING id, created_at
                 """, logger: logger)
             var created: (UUID, Date)?
             for try await row in rows.decode((UUID, Date).self) { created = row }
             guard let (id, createdAt) = created else { throw StoreInvariantError("tenant not created") }
             let keyID = try await Self.insertKey(key, tenant: id, label: "initial", on: connection, logger: logger)
-            let tenant = Tenant(id: id, name: name, maxRunningJobs: maxRunningJobs, maxQueuedJobs: maxQueuedJobs, createdAt: createdAt, disabled: false)
+            let tenant = Tenant(
+                id: id, name: name, maxRunningJobs: maxRunningJobs, maxQueuedJobs: maxQueuedJobs, maxStorageBytes: maxStorageBytes,
+                createdAt: createdAt, disabled: false)
             return (tenant, key, keyID)
         }
     }
 
     public func tenants() async throws -> [Tenant] {
         let rows = try await client.query(
-            "SELECT id, name, max_running_jobs, max_queued_jobs, created_at, disabled_at FROM tenants ORDER BY created_at, id",
+            "SELECT id, name, max_running_jobs, max_queued_jobs, max_storage_bytes, created_at, disabled_at FROM tenants ORDER BY created_at, id",
             logger: logger)
         var tenants: [Tenant] = []
-        for try await (id, name, running, queued, createdAt, disabledAt) in rows.decode((UUID, String, Int?, Int?, Date, Date?).self) {
-            tenants.append(Tenant(id: id, name: name, maxRunningJobs: running, maxQueuedJobs: queued, createdAt: createdAt, disabled: disabledAt != nil))
+        for try await (id, name, running, queued, storage, createdAt, disabledAt) in rows.decode(
+            (UUID, String, Int?, Int?, Int64?, Date, Date?).self)
+        {
+            tenants.append(Tenant(
+                id: id, name: name, maxRunningJobs: running, maxQueuedJobs: queued, maxStorageBytes: storage, createdAt: createdAt,
+                disabled: disabledAt != nil))
         }
         return tenants
     }

@@ -28,6 +28,9 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
         case noPermissionsToReadFile = "no_permissions_to_read_file"
         case cannotOpenFile = "cannot_open_file"
         case cannotWriteToFile = "cannot_write_to_file"
+        /// Writing a download's file failed because its file system is full (ENOSPC) or the user's disk
+        /// quota is used up (EDQUOT): told apart from other write failures so that a caller can say so.
+        case insufficientStorage = "insufficient_storage"
         case cannotReadUploadBody = "cannot_read_upload_body"
         case dataLengthExceedsMaximum = "data_length_exceeds_maximum"
         case cannotDecodeContentData = "cannot_decode_content_data"

@@ -45,8 +45,7 @@ final class DownloadFile: @unchecked Sendable {
         }
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw TransferError(.cannotWriteToFile, "cannot create \(url.path): \(String(cString: strerror(errno)))",
-                                failingURL: source)
+            throw writeFailure("cannot create \(url.path)", failingURL: source)
         }
         // New, so nobody else can hold it: the lock only tells later readers that a writer is alive.
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
@@ -98,8 +97,7 @@ final class DownloadFile: @unchecked Sendable {
     static func reopen(_ resumeData: ResumeData, prefix: String = defaultPrefix) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
         let path = resumeData.partialFile.path
         func failure(_ what: String) -> TransferError {
-            TransferError(.cannotWriteToFile, "\(what) the partial file \(path): \(String(cString: strerror(errno)))",
-                          failingURL: resumeData.originalRequest.url)
+            writeFailure("\(what) the partial file \(path)", failingURL: resumeData.originalRequest.url)
         }
         var existed = true
         var descriptor = open(path, O_RDWR | O_CLOEXEC)
@@ -207,7 +205,7 @@ final class DownloadFile: @unchecked Sendable {
             let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw TransferError(.cannotWriteToFile, "writing \(url.path) failed: \(String(cString: strerror(errno)))")
+                throw Self.writeFailure("writing \(url.path) failed")
             }
             offset += written
         }
@@ -218,10 +216,19 @@ final class DownloadFile: @unchecked Sendable {
     /// Empties the file, to write the body again from byte 0.
     func truncateToZero() throws(TransferError) {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw TransferError(.cannotWriteToFile, "cannot empty \(url.path): \(String(cString: strerror(errno)))")
+            throw Self.writeFailure("cannot empty \(url.path)")
         }
         hasher = SHA256Hasher()
         length = 0
+    }
+
+    /// The error for a failed file call, from `errno`: a full file system or an exhausted quota is
+    /// `insufficientStorage` (a caller may free space or report it as such), anything else
+    /// `cannotWriteToFile`. Read `errno` before anything else can change it.
+    static func writeFailure(_ what: String, failingURL: URL? = nil) -> TransferError {
+        let number = errno
+        let code: TransferError.Code = number == ENOSPC || number == EDQUOT ? .insufficientStorage : .cannotWriteToFile
+        return TransferError(code, "\(what): \(String(cString: strerror(number)))", failingURL: failingURL)
     }
 
     /// SHA-256 of the `length` bytes written so far, as hex; writing may go on.
@@ -232,7 +239,7 @@ final class DownloadFile: @unchecked Sendable {
         let result = Foundation.close(descriptor)
         descriptor = -1
         if result != 0 {
-            throw TransferError(.cannotWriteToFile, "closing \(url.path) failed: \(String(cString: strerror(errno)))")
+            throw Self.writeFailure("closing \(url.path) failed")
         }
     }
 

@@ -53,4 +53,34 @@ struct BlobRouteTests {
             app.expectProblem(try await app.send(.put, "/v1/blobs", key: nil, body: Data("x".utf8)), 401, "unauthenticated")
         }
     }
+
+    @Test func deletingABlobRemovesItsRowAndFileAndIsRefusedWhileAnUnfinishedJobWillSendIt() async throws {
+        try await RouteFixture.with { app in
+            let (alice, bob) = try await app.twoTenants()
+            let blob = try #require(try await app.send(.put, "/v1/blobs", key: alice.key, body: Data("hello".utf8))["id"] as? String)
+            let file = "\(app.dataDirectory)/blobs/\(alice.id)/\(blob)"
+            #expect(FileManager.default.fileExists(atPath: file))
+
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/\(blob)", key: bob.key), 404, "not_found")
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/\(UUID().uuidString.lowercased())", key: alice.key), 404, "not_found")
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/nope", key: alice.key), 404, "not_found")
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/\(blob)", key: app.adminKey), 403, "tenant_key_required")
+
+            // Queued (no worker runs here): the job will send it, so it stays.
+            let job = try await app.submit(alice.key, ["kind": "upload", "request": ["url": RouteFixture.unreachable, "body": ["blob": blob]]])
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/\(blob)", key: alice.key), 409, "blob_in_use")
+            #expect(FileManager.default.fileExists(atPath: file))
+            #expect(try await app.send(.post, "/v1/jobs/\(job)/cancel", key: alice.key).status == 200)
+
+            let deleted = try await app.send(.delete, "/v1/blobs/\(blob)", key: alice.key)
+            #expect(deleted.status == 204, "\(deleted.text)")
+            #expect(!FileManager.default.fileExists(atPath: file))
+            #expect(try await app.sql("SELECT count(*)::text FROM blobs") == "0")
+            app.expectProblem(try await app.send(.delete, "/v1/blobs/\(blob)", key: alice.key), 404, "not_found")
+            app.expectProblem(
+                try await app.send(
+                    .post, "/v1/jobs", key: alice.key, json: ["kind": "upload", "request": ["url": RouteFixture.unreachable, "body": ["blob": blob]]]),
+                404, "blob_not_found")
+        }
+    }
 }

@@ -1,0 +1,71 @@
+import FerryModel
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A tenant's storage quota: what its blobs and its succeeded jobs' content may take together.
+///
+/// The limit is `tenants.max_storage_bytes`, else the process-wide `defaultLimit`
+/// (`FERRY_MAX_STORAGE_BYTES_PER_TENANT`); neither: unlimited. Usage is counted from the database,
+/// never kept beside it, so it cannot drift from what is stored: the sum of the blobs' sizes and of
+/// the succeeded jobs' `result.size`. A running download is not in it yet; its runner holds it to the
+/// allowance left when it started.
+package struct StorageQuota: Sendable {
+    package let client: DatabasePool
+    package let defaultLimit: Int64?
+    package let logger: Logger
+
+    package init(client: DatabasePool, defaultLimit: Int64?, logger: Logger) {
+        self.client = client
+        self.defaultLimit = defaultLimit
+        self.logger = logger
+    }
+
+    /// What a tenant may store: its limit and what it stores now.
+    package struct Standing: Sendable, Equatable {
+        package var limit: Int64
+        package var used: Int64
+        /// Bytes that still fit; 0 when the tenant is at or over its limit.
+        package var allowance: Int64 { max(0, limit - used) }
+    }
+
+    /// The tenant's standing, or nil when it has no limit (or does not exist). An unlimited tenant
+    /// costs one indexed row read: its usage is not summed.
+    package func standing(tenant: UUID) async throws -> Standing? {
+        try await client.withConnection { connection in
+            try await Self.standing(tenant: tenant, defaultLimit: defaultLimit, on: connection, logger: logger)
+        }
+    }
+
+    /// As `standing(tenant:)`, on `connection`; with `lock`, the tenant's row is held `FOR UPDATE`
+    /// until the transaction ends, so that two blobs stored at once cannot both take the last room.
+    package static func standing(
+        tenant: UUID, defaultLimit: Int64?, lock: Bool = false, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Standing? {
+        let query: PostgresQuery = lock
+            ? "SELECT coalesce(max_storage_bytes, \(defaultLimit)) FROM tenants WHERE id = \(tenant) FOR UPDATE"
+            : "SELECT coalesce(max_storage_bytes, \(defaultLimit)) FROM tenants WHERE id = \(tenant)"
+        var limit: Int64?
+        for try await value in try await connection.query(query, logger: logger).decode(Int64?.self) { limit = value }
+        guard let limit else { return nil }
+        var used: Int64 = 0
+        for try await value in try await connection.query(
+            """
+            SELECT ((SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = \(tenant))
+                  + (SELECT coalesce(sum((result->>'size')::bigint), 0) FROM jobs
+                     WHERE tenant_id = \(tenant) AND state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL))::bigint
+            """, logger: logger
+        ).decode(Int64.self) {
+            used = value
+        }
+        return Standing(limit: limit, used: used)
+    }
+
+    /// The refusal for `bytes` more than `standing` allows.
+    package static func exceeded(_ standing: Standing, adding bytes: Int64?, what: String) -> GatewayError {
+        let size = bytes.map { "\($0) bytes" } ?? "more bytes"
+        return GatewayError(
+            .insufficientStorage, code: "storage_quota_exceeded",
+            "\(what) (\(size)) does not fit in the tenant's storage quota of \(standing.limit) bytes, of which \(standing.used) are used; delete blobs or jobs to make room")
+    }
+}
