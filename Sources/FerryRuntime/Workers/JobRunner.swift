@@ -23,6 +23,8 @@ struct JobRunner: Sendable {
     let owner: String
     let leaseSeconds: Int
     let heartbeatInterval: Duration
+    /// Wakes the heartbeat every `heartbeatInterval`, for every runner of the pool at once.
+    let ticker: HeartbeatTicker
     /// Resume data is stored every this many heartbeats.
     let resumeDataEveryBeats: Int
     let retryBaseDelay: Duration
@@ -287,12 +289,9 @@ struct JobRunner: Sendable {
             file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue))
     }
 
-    /// The heartbeat loop: wakes every `heartbeatInterval` (and at the total timeout's deadline),
-    /// stops the transfer on shutdown or at that deadline, and talks to the database.
-    ///
-    /// One wake-up per beat, not a finer tick: each sleep is a timer and a task in the Swift runtime,
-    /// and at a tick of 100 ms a thousand running jobs made 10,000 of them a second and held ~40 MiB
-    /// (bench P5). A SIGTERM's pause waits for the next beat, at most `heartbeatInterval`.
+    /// The heartbeat loop: wakes at each tick of the pool's `ticker` (every `heartbeatInterval`),
+    /// stops the transfer on shutdown or at the total timeout's deadline, and talks to the database.
+    /// A SIGTERM's pause waits for the next tick, at most `heartbeatInterval`.
     private func beat(_ task: DownloadTask, transfer: RunningTransfer) async {
         let started = ContinuousClock.now
         let deadline = job.policies.totalTimeout.map { started + .milliseconds(Int64($0 * 1000)) }
@@ -301,10 +300,13 @@ struct JobRunner: Sendable {
         var beats = 0
         var rate: Int64?
         while !Task.isCancelled {
-            // Once stopped, the loop only waits for the transfer to end (and this task to be cancelled).
-            let nextBeat = max(lastBeat + heartbeatInterval, .now)
-            let wake = transfer.stopReason == nil ? min(nextBeat, deadline ?? nextBeat) : .now + heartbeatInterval
-            try? await Task.sleep(until: wake, clock: .continuous)
+            if let deadline, transfer.stopReason == nil, deadline < .now + heartbeatInterval {
+                // A total timeout due before the next tick has a timer of its own.
+                try? await Task.sleep(until: deadline, clock: .continuous)
+            } else if await !ticker.nextTick() {
+                // The pool's ticker has stopped (a hard shutdown): a timer of its own until the end.
+                try? await Task.sleep(for: heartbeatInterval)
+            }
             if Task.isCancelled { return }
             if isShuttingDown() {
                 stop(task, transfer: transfer, reason: .shutdown)
@@ -312,15 +314,9 @@ struct JobRunner: Sendable {
             if let deadline, ContinuousClock.now >= deadline {
                 stop(task, transfer: transfer, reason: .totalTimeout)
             }
-            // The announced length, or the bytes that arrived by this beat, past the room left; a
-            // body that ends between beats is checked again before it is placed.
-            if let quota = transfer.storageQuota,
-                max(transfer.progress.bytesReceived, transfer.progress.totalBytesExpectedToReceive ?? 0) > quota.allowance
-            {
-                stop(task, transfer: transfer, reason: .storageQuota)
-            }
             let now = ContinuousClock.now
-            guard now - lastBeat >= heartbeatInterval, transfer.stopReason == nil else { continue }
+            // A job that started just before this tick beats at the next one.
+            guard now - lastBeat >= heartbeatInterval / 2, transfer.stopReason == nil else { continue }
             let progress = transfer.progress
             let elapsed = Double((now - lastBeat).components.seconds) + Double((now - lastBeat).components.attoseconds) / 1e18
             if elapsed > 0 { rate = Int64(Double(progress.bytesReceived - lastBytes) / elapsed) }

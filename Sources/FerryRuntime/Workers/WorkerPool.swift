@@ -51,6 +51,10 @@ public final class WorkerPool: Service, Sendable {
     /// The jobs this process's runners hold now.
     private let runningJobs = Mutex<Set<UUID>>([])
     private let doorbell = Doorbell()
+    /// The clock of every runner's heartbeat.
+    private let ticker: HeartbeatTicker
+    /// Tenants' storage limits, read once per `StorageLimitCache.lifetime` for all runners.
+    private let storageLimits = StorageLimitCache()
     private let partialFiles: PartialFileSweep
 
     public init(
@@ -66,6 +70,7 @@ public final class WorkerPool: Service, Sendable {
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
         self.partialFiles = PartialFileSweep(client: queue.client, files: files, logger: logger)
+        self.ticker = HeartbeatTicker(interval: settings.heartbeatInterval)
     }
 
     public func run() async throws {
@@ -74,6 +79,7 @@ public final class WorkerPool: Service, Sendable {
             await withTaskGroup(of: Void.self) { background in
                 background.addTask { await self.listenForWork() }
                 background.addTask { await self.takeBackExpiredLeases() }
+                background.addTask { await self.ticker.run() }
                 await withDiscardingTaskGroup { runners in
                     await self.claimLoop(runners: &runners)
                 }
@@ -123,9 +129,10 @@ public final class WorkerPool: Service, Sendable {
     private func makeRunner(for claim: JobQueue.Claim) -> JobRunner {
         JobRunner(
             claim: claim, queue: queue, engine: engine, files: files, owner: owner, leaseSeconds: settings.leaseSeconds,
-            heartbeatInterval: settings.heartbeatInterval, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
+            heartbeatInterval: settings.heartbeatInterval, ticker: ticker, resumeDataEveryBeats: 3, retryBaseDelay: settings.retryBaseDelay,
             metrics: metrics, decisionCredentials: decisionCredentials,
-            storageQuota: StorageQuota(client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, logger: logger),
+            storageQuota: StorageQuota(
+                client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, limits: storageLimits, logger: logger),
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
             logger: logger)
     }

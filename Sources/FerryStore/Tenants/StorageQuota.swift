@@ -14,10 +14,13 @@ package struct StorageQuota: Sendable {
     package let client: DatabasePool
     package let defaultLimit: Int64?
     package let logger: Logger
+    /// Where limits read lately are kept; nil: read every time.
+    package let limits: StorageLimitCache?
 
-    package init(client: DatabasePool, defaultLimit: Int64?, logger: Logger) {
+    package init(client: DatabasePool, defaultLimit: Int64?, limits: StorageLimitCache? = nil, logger: Logger) {
         self.client = client
         self.defaultLimit = defaultLimit
+        self.limits = limits
         self.logger = logger
     }
 
@@ -32,9 +35,29 @@ package struct StorageQuota: Sendable {
     /// The tenant's standing, or nil when it has no limit (or does not exist). An unlimited tenant
     /// costs one indexed row read: its usage is not summed.
     package func standing(tenant: UUID) async throws -> Standing? {
-        try await client.withConnection { connection in
+        if let limits {
+            let (client, defaultLimit, logger) = (self.client, self.defaultLimit, self.logger)
+            let limit = try await limits.limit(of: tenant) {
+                try await client.withConnection { try await Self.limit(of: tenant, defaultLimit: defaultLimit, on: $0, logger: logger) }
+            }
+            guard let limit else { return nil }
+            return try await client.withConnection { connection in
+                Standing(limit: limit, used: try await Self.used(by: tenant, on: connection, logger: logger))
+            }
+        }
+        return try await client.withConnection { connection in
             try await Self.standing(tenant: tenant, defaultLimit: defaultLimit, on: connection, logger: logger)
         }
+    }
+
+    private static func limit(of tenant: UUID, defaultLimit: Int64?, on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        var limit: Int64?
+        for try await value in try await connection.query(
+            "SELECT coalesce(max_storage_bytes, \(defaultLimit)) FROM tenants WHERE id = \(tenant)", logger: logger
+        ).decode(Int64?.self) {
+            limit = value
+        }
+        return limit
     }
 
     /// As `standing(tenant:)`, on `connection`; with `lock`, the tenant's row is held `FOR UPDATE`
@@ -48,6 +71,11 @@ package struct StorageQuota: Sendable {
         var limit: Int64?
         for try await value in try await connection.query(query, logger: logger).decode(Int64?.self) { limit = value }
         guard let limit else { return nil }
+        return Standing(limit: limit, used: try await used(by: tenant, on: connection, logger: logger))
+    }
+
+    /// What the tenant stores now: its blobs and its succeeded jobs' content still kept.
+    private static func used(by tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
         var used: Int64 = 0
         for try await value in try await connection.query(
             """
@@ -58,7 +86,7 @@ package struct StorageQuota: Sendable {
         ).decode(Int64.self) {
             used = value
         }
-        return Standing(limit: limit, used: used)
+        return used
     }
 
     /// The refusal for `bytes` more than `standing` allows.
