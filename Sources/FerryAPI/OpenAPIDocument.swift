@@ -3408,6 +3408,12 @@ enum OpenAPIDocument {
             "minimum": 0,
             "maximum": 9223372036854775807,
             "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
+          },
+          "content_retention_days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 36500,
+            "description": "Days a succeeded job's content and an unused blob of this tenant are kept, unless the job says otherwise (`retention_days`); null or absent: ferryd's `FERRY_CONTENT_RETENTION_DAYS`."
           }
         }
       },
@@ -3440,6 +3446,12 @@ enum OpenAPIDocument {
             "minimum": 0,
             "maximum": 9223372036854775807,
             "description": "Bytes of blobs and succeeded jobs' content the tenant may store together; beyond it a blob upload is a 507 `storage_quota_exceeded` and a job fails with `storage_quota_exceeded`. Absent: ferryd's `FERRY_MAX_STORAGE_BYTES_PER_TENANT` (unlimited unless set)."
+          },
+          "content_retention_days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 36500,
+            "description": "Days a succeeded job's content and an unused blob of this tenant are kept, unless the job says otherwise (`retention_days`); null or absent: ferryd's `FERRY_CONTENT_RETENTION_DAYS`."
           },
           "created_at": {
             "$ref": "#/components/schemas/Timestamp"

@@ -13,11 +13,13 @@ struct TenantRoutes {
         var maxRunningJobs: Int?
         var maxQueuedJobs: Int?
         var maxStorageBytes: Int64?
+        var contentRetentionDays: Int?
         enum CodingKeys: String, CodingKey {
             case name
             case maxRunningJobs = "max_running_jobs"
             case maxQueuedJobs = "max_queued_jobs"
             case maxStorageBytes = "max_storage_bytes"
+            case contentRetentionDays = "content_retention_days"
         }
     }
 
@@ -27,6 +29,7 @@ struct TenantRoutes {
         var maxRunningJobs: Int?
         var maxQueuedJobs: Int?
         var maxStorageBytes: Int64?
+        var contentRetentionDays: Int?
         var createdAt: String
         var disabled: Bool
         /// Only in the response that created the tenant.
@@ -36,6 +39,7 @@ struct TenantRoutes {
             case maxRunningJobs = "max_running_jobs"
             case maxQueuedJobs = "max_queued_jobs"
             case maxStorageBytes = "max_storage_bytes"
+            case contentRetentionDays = "content_retention_days"
             case createdAt = "created_at"
             case disabled
             case apiKey = "api_key"
@@ -47,6 +51,7 @@ struct TenantRoutes {
             maxRunningJobs = tenant.maxRunningJobs
             maxQueuedJobs = tenant.maxQueuedJobs
             maxStorageBytes = tenant.maxStorageBytes
+            contentRetentionDays = tenant.contentRetentionDays
             createdAt = JobView.timestamp(tenant.createdAt)
             disabled = tenant.disabled
             self.apiKey = apiKey
@@ -98,9 +103,13 @@ struct TenantRoutes {
             if let value = body.maxStorageBytes, value < 0 {
                 errors.append(.init(field: "max_storage_bytes", message: "must be 0 or more bytes"))
             }
+            if let days = body.contentRetentionDays, !(1...36_500).contains(days) {
+                errors.append(.init(field: "content_retention_days", message: "must be between 1 and 36500 days"))
+            }
             guard errors.isEmpty else { throw Problem.invalid(errors) }
             let (tenant, key, _) = try await keys.createTenant(
-                name: name, maxRunningJobs: body.maxRunningJobs, maxQueuedJobs: body.maxQueuedJobs, maxStorageBytes: body.maxStorageBytes)
+                name: name, maxRunningJobs: body.maxRunningJobs, maxQueuedJobs: body.maxQueuedJobs, maxStorageBytes: body.maxStorageBytes,
+                contentRetentionDays: body.contentRetentionDays)
             return EditedResponse(status: .created, response: TenantView(tenant, apiKey: key.text))
         }
         group.get("/tenants") { _, context in

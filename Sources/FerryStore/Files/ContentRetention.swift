@@ -6,11 +6,12 @@ import ServiceLifecycle
 /// Removes job content and unused blobs past their retention, as a service of ferryd: without it a
 /// tenant's downloads and uploads stay on disk for ever.
 ///
-/// A succeeded job's content is kept `retention_days` (the job's own, else `defaultDays`,
-/// `FERRY_CONTENT_RETENTION_DAYS`) after it finished; then its file goes and its `result` says
-/// `"expired": true` (the view shows `content_expired`, the content route answers 410). A blob is
-/// kept `defaultDays` after it was stored, and longer while a job that has not finished will send
-/// it. With no default, only jobs that ask for a retention are swept.
+/// A succeeded job's content is kept `retention_days` (the job's own, else its tenant's
+/// `content_retention_days`, else `defaultDays`, `FERRY_CONTENT_RETENTION_DAYS`) after it finished;
+/// then its file goes and its `result` says `"expired": true` (the view shows `content_expired`, the
+/// content route answers 410). A blob is kept its tenant's days (else `defaultDays`) after it was
+/// stored, and longer while a job that has not finished will send it. With none of these, nothing
+/// is swept.
 ///
 /// Every ferryd runs it; the row is marked (or deleted) before its file is removed, so two sweeps
 /// never remove one file twice, and a crash in between leaves a file only (never a row without one).
@@ -56,9 +57,10 @@ public struct ContentRetention: Service {
                 """
                 UPDATE jobs SET result = result || '{"expired": true}'::jsonb
                 WHERE id IN (
-                    SELECT id FROM jobs
-                    WHERE state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL
-                      AND finished_at < now() - coalesce((policies->>'retention_days')::int, \(defaultDays)) * interval '1 day'
+                    SELECT j.id FROM jobs j JOIN tenants t ON t.id = j.tenant_id
+                    WHERE j.state = 'succeeded' AND j.result IS NOT NULL AND j.result->'expired' IS NULL
+                      AND j.finished_at < now()
+                          - coalesce((j.policies->>'retention_days')::int, t.content_retention_days, \(defaultDays)) * interval '1 day'
                     LIMIT \(Self.batch)
                 )
                 RETURNING result->>'file'
@@ -71,14 +73,13 @@ public struct ContentRetention: Service {
             jobs += count
             if count < Self.batch { break }
         }
-        guard let defaultDays else { return (jobs, 0) }
         var blobs = 0
         while true {
             let rows = try await connection.query(
                 """
                 DELETE FROM blobs WHERE id IN (
-                    SELECT b.id FROM blobs b
-                    WHERE b.created_at < now() - \(defaultDays) * interval '1 day'
+                    SELECT b.id FROM blobs b JOIN tenants t ON t.id = b.tenant_id
+                    WHERE b.created_at < now() - coalesce(t.content_retention_days, \(defaultDays)) * interval '1 day'
                       AND NOT EXISTS (
                           SELECT 1 FROM jobs j
                           WHERE j.tenant_id = b.tenant_id AND j.state NOT IN ('succeeded', 'failed', 'cancelled')

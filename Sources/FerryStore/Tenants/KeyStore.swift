@@ -54,18 +54,21 @@ public struct KeyStore: Sendable {
         public var maxQueuedJobs: Int?
         /// Bytes of blobs and job content the tenant may store (`StorageQuota`); nil: ferryd's default.
         public var maxStorageBytes: Int64?
+        /// Days its content and unused blobs are kept (`ContentRetention`); nil: ferryd's default.
+        public var contentRetentionDays: Int?
         public var createdAt: Date
         public var disabled: Bool
 
         package init(
-            id: UUID, name: String, maxRunningJobs: Int? = nil, maxQueuedJobs: Int? = nil, maxStorageBytes: Int64? = nil, createdAt: Date,
-            disabled: Bool
+            id: UUID, name: String, maxRunningJobs: Int? = nil, maxQueuedJobs: Int? = nil, maxStorageBytes: Int64? = nil,
+            contentRetentionDays: Int? = nil, createdAt: Date, disabled: Bool
         ) {
             self.id = id
             self.name = name
             self.maxRunningJobs = maxRunningJobs
             self.maxQueuedJobs = maxQueuedJobs
             self.maxStorageBytes = maxStorageBytes
+            self.contentRetentionDays = contentRetentionDays
             self.createdAt = createdAt
             self.disabled = disabled
         }
@@ -73,15 +76,15 @@ public struct KeyStore: Sendable {
 
     /// A new tenant and its first key, in one transaction.
     public func createTenant(
-        name: String, maxRunningJobs: Int?, maxQueuedJobs: Int?, maxStorageBytes: Int64? = nil
+        name: String, maxRunningJobs: Int?, maxQueuedJobs: Int?, maxStorageBytes: Int64? = nil, contentRetentionDays: Int? = nil
     ) async throws -> (Tenant, APIKey, keyID: UUID) {
         let key = APIKey.generate()
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                INSERT INTO tenants (name, max_running_jobs, max_queued_jobs, max_storage_bytes)
-                VALUES (\(name), \(maxRunningJobs), \(maxQueuedJobs), \(maxStorageBytes))
+                INSERT INTO tenants (name, max_running_jobs, max_queued_jobs, max_storage_bytes, content_retention_days)
+                VALUES (\(name), \(maxRunningJobs), \(maxQueuedJobs), \(maxStorageBytes), \(contentRetentionDays))
                 RETURNING id, created_at
                 """, logger: logger)
             var created: (UUID, Date)?
@@ -90,22 +93,25 @@ public struct KeyStore: Sendable {
             let keyID = try await Self.insertKey(key, tenant: id, label: "initial", on: connection, logger: logger)
             let tenant = Tenant(
                 id: id, name: name, maxRunningJobs: maxRunningJobs, maxQueuedJobs: maxQueuedJobs, maxStorageBytes: maxStorageBytes,
-                createdAt: createdAt, disabled: false)
+                contentRetentionDays: contentRetentionDays, createdAt: createdAt, disabled: false)
             return (tenant, key, keyID)
         }
     }
 
     public func tenants() async throws -> [Tenant] {
         let rows = try await client.query(
-            "SELECT id, name, max_running_jobs, max_queued_jobs, max_storage_bytes, created_at, disabled_at FROM tenants ORDER BY created_at, id",
+            """
+            SELECT id, name, max_running_jobs, max_queued_jobs, max_storage_bytes, content_retention_days, created_at, disabled_at
+            FROM tenants ORDER BY created_at, id
+            """,
             logger: logger)
         var tenants: [Tenant] = []
-        for try await (id, name, running, queued, storage, createdAt, disabledAt) in rows.decode(
-            (UUID, String, Int?, Int?, Int64?, Date, Date?).self)
+        for try await (id, name, running, queued, storage, retention, createdAt, disabledAt) in rows.decode(
+            (UUID, String, Int?, Int?, Int64?, Int?, Date, Date?).self)
         {
             tenants.append(Tenant(
-                id: id, name: name, maxRunningJobs: running, maxQueuedJobs: queued, maxStorageBytes: storage, createdAt: createdAt,
-                disabled: disabledAt != nil))
+                id: id, name: name, maxRunningJobs: running, maxQueuedJobs: queued, maxStorageBytes: storage,
+                contentRetentionDays: retention, createdAt: createdAt, disabled: disabledAt != nil))
         }
         return tenants
     }

@@ -55,6 +55,38 @@ struct GatewayContentRetentionTests {
         }
     }
 
+    @Test("a tenant's content_retention_days applies to its jobs and blobs where ferryd has no default; another tenant's stay")
+    func tenantRetention() async throws {
+        try await GatewayFixture.with { fixture in
+            let (shortID, shortKey) = try await fixture.admin.createTenant("short-lived", extra: ["content_retention_days": 1])
+            let short = fixture.admin.with(key: shortKey)
+            let (_, keeper) = try await fixture.tenant()
+            let tenantView = try await fixture.admin.get("/v1/admin/tenants").json["tenants"] as? [[String: Any]]
+            #expect(tenantView?.first { $0["id"] as? String == shortID }?["content_retention_days"] as? Int == 1)
+
+            let expiring = try await short.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/1000")]])
+            let kept = try await keeper.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/2000")]])
+            for (client, id) in [(short, expiring), (keeper, kept)] {
+                #expect(try await client.waitForState(id, ["succeeded", "failed"])["state"] as? String == "succeeded")
+            }
+            let oldBlob = try #require(try await short.send("PUT", "/v1/blobs", body: Data("old".utf8))["id"] as? String)
+            let keptBlob = try #require(try await keeper.send("PUT", "/v1/blobs", body: Data("kept".utf8))["id"] as? String)
+            try await Self.execute("UPDATE jobs SET finished_at = now() - interval '2 days' WHERE finished_at IS NOT NULL", fixture.database)
+            try await Self.execute("UPDATE blobs SET created_at = now() - interval '2 days'", fixture.database)
+
+            let sweeper = try await fixture.startAnother(name: "sweeper")
+            defer { Task { _ = try? await sweeper.terminate() } }
+            #expect(try await DatabaseQuery.wait(timeout: .seconds(30)) {
+                await DatabaseQuery.text("SELECT count(*) FROM blobs", fixture.database) == "1"
+            })
+            #expect(try await short.get("/v1/jobs/\(expiring)/content").code == "content_expired")
+            #expect(try await short.delete("/v1/blobs/\(oldBlob)").status == 404, "the tenant's old blob expired")
+            #expect(try await keeper.get("/v1/jobs/\(kept)/content").body.count == 2000, "no retention for the other tenant")
+            #expect(try await keeper.delete("/v1/blobs/\(keptBlob)").status == 204)
+            _ = try await sweeper.terminate()
+        }
+    }
+
     static func execute(_ sql: String, _ database: TestDatabase) async throws {
         _ = try await PostgresProbe.value(PostgresQuery(unsafeSQL: "WITH changed AS (\(sql) RETURNING 1) SELECT count(*) FROM changed"),
                                           as: Int64.self, on: database.connectionConfiguration)

@@ -16,4 +16,17 @@ struct RetentionRouteTests {
             }
         }
     }
+
+    @Test func tenantContentRetentionIsCheckedAtCreation() async throws {
+        try await RouteFixture.with { app in
+            for bad: Any in [0, 36_501, -1, "7"] {
+                app.expectProblem(
+                    try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "r", "content_retention_days": bad]),
+                    400, "invalid_request", fields: ["content_retention_days"])
+            }
+            let created = try await app.send(.post, "/v1/admin/tenants", key: app.adminKey, json: ["name": "r", "content_retention_days": 30])
+            #expect(created.status == 201)
+            #expect(created["content_retention_days"] as? Int == 30)
+        }
+    }
 }
