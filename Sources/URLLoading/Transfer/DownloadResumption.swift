@@ -55,6 +55,15 @@ struct DownloadResumption {
         return (partial, offset)
     }
 
+    /// Facts about the ftp file learnt after its body started: they become the validators when the
+    /// first byte came without them.
+    mutating func learnRemoteFile(_ facts: RemoteFileFacts) {
+        guard entityValidators == nil, let validators = facts.validators else { return }
+        remoteFile = facts
+        entityValidators = validators
+        entityTotal = facts.size
+    }
+
     /// The ftp form of the above: a hop resumed at an offset (REST) was already checked against the
     /// resume data's size and modification time, so it appends; one from byte 0 replaces.
     private mutating func takePartialFile(for remoteFile: RemoteFileFacts) throws(TransferError) -> (file: DownloadFile, offset: Int64)? {

@@ -52,6 +52,18 @@ extension TaskTransfer {
     /// What continues this download from the bytes written so far, or nil when it cannot be continued.
     func currentResumeData() -> ResumeData? {
         guard let download = role.download else { return nil }
+        learnLateRemoteFileFacts()
         return resumption.resumeData(written: sink.file, of: download, url: hopResponse?.url ?? request.url)
+    }
+
+    /// An ftp body can start before curl has read the file's size from the control connection (a
+    /// busy machine reads the data connection first): what curl knows now fills in what the first
+    /// byte lacked, so that such a download can still be continued.
+    private func learnLateRemoteFileFacts() {
+        guard let known = resumption.remoteFile, known.size == nil, sink.file != nil else { return }
+        let facts = RemoteFileFacts(
+            announcedLength: curl.announcedContentLength, fileTime: curl.remoteFileTime,
+            resumedAt: resumption.requestedOffset, bodyStarted: true)
+        resumption.learnRemoteFile(facts)
     }
 }
