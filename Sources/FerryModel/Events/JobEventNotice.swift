@@ -10,7 +10,7 @@ public enum JobEventNotice: Sendable, Equatable {
     /// ferryd is shutting down: no more notices will come.
     case closing
 
-    /// A progress notification's payload, as `JobQueue.announce` writes it.
+    /// A progress notification's payload, as `HeartbeatWriter` writes it.
     package struct ProgressPayload: Codable {
         package var progress = true
         package var tenant: UUID

@@ -333,7 +333,8 @@ struct JobRunner: Sendable {
             let asked = ContinuousClock.now
             do {
                 answer = try await queue.heartbeat(
-                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText)
+                    job: job.id, attempt: job.attempt, owner: owner, leaseSeconds: leaseSeconds, progress: stored, resumeData: resumeText,
+                    announcingTo: moved ? job.tenantID : nil)
                 if answer != .leaseLost { transfer.leaseRenewedAt = asked }
             } catch {
                 // The database is away: keep transferring; the lease is not taken back until its
@@ -344,9 +345,7 @@ struct JobRunner: Sendable {
                 continue
             }
             switch answer {
-            case .carryOn:
-                // For live event streams; a lost notification costs a stream one progress line.
-                if moved { try? await queue.announce(stored, job: job.id, tenant: job.tenantID) }
+            case .carryOn: break
             case .stopRequested("cancel"): stop(task, transfer: transfer, reason: .cancel)
             case .stopRequested: stop(task, transfer: transfer, reason: .pause)
             case .leaseLost: stop(task, transfer: transfer, reason: .leaseLost)

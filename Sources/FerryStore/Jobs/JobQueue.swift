@@ -19,6 +19,7 @@ public struct JobQueue: Sendable {
     /// Running-job limit for tenants without their own (`tenants.max_running_jobs`).
     package let defaultMaxRunningJobs: Int
     package let ends: JobEndWriter
+    package let heartbeats: HeartbeatWriter
     /// Seals resume data on its way to the table and opens what a claim reads (`SealedResumeData`,
     /// `SealedJobRequest`, `SealedSessionConfiguration`).
     package let keyring: VaultKeyring
@@ -29,6 +30,7 @@ public struct JobQueue: Sendable {
         self.logger = logger
         self.defaultMaxRunningJobs = defaultMaxRunningJobs
         self.ends = JobEndWriter(client: client, logger: logger)
+        self.heartbeats = HeartbeatWriter(client: client, logger: logger)
     }
 
     /// Waiting jobs read per tenant beyond the claim's limit: jobs another claimer holds locked right
@@ -96,32 +98,16 @@ public struct JobQueue: Sendable {
     }
 
     /// Renews the lease, stores progress (and resume data, when given), and reads any stop request.
+    /// Heartbeats of many jobs at once share one statement (`HeartbeatWriter`). With `announcingTo`
+    /// (the job's tenant), live event streams on every ferryd learn the progress too (`JobEventFeed`).
     public func heartbeat(
-        job: UUID, attempt: Int, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?
+        job: UUID, attempt: Int, owner: String, leaseSeconds: Int, progress: Progress, resumeData: String?,
+        announcingTo tenant: UUID? = nil
     ) async throws -> HeartbeatAnswer {
-        let resumeData = try SealedResumeData.json(resumeData, job: job, keyring: keyring)
-        let rows = try await client.query(
-            """
-            UPDATE jobs SET bytes_done = \(progress.bytesDone), bytes_expected = \(progress.bytesExpected),
-                bytes_per_second = \(progress.bytesPerSecond),
-                resume_data = coalesce(\(resumeData)::jsonb, resume_data),
-                lease_expires_at = now() + \(leaseSeconds) * interval '1 second'
-            WHERE id = \(job) AND lease_owner = \(owner) AND attempt = \(attempt) AND state = 'running'
-            RETURNING stop_request
-            """, logger: logger)
-        for try await stop in rows.decode(String?.self) {
-            return stop.map { .stopRequested($0) } ?? .carryOn
-        }
-        return .leaseLost
-    }
-
-    /// Tells live event streams on every ferryd how far a running job is (`JobEventFeed`): a NOTIFY
-    /// in a statement of its own, after the heartbeat's update and never inside it (migrations/0008).
-    public func announce(_ progress: Progress, job: UUID, tenant: UUID) async throws {
-        let payload = JobEventNotice.ProgressPayload(
-            tenant: tenant, job: job, bytes_done: progress.bytesDone, bytes_expected: progress.bytesExpected, rate: progress.bytesPerSecond)
-        let text = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        try await client.query("SELECT pg_notify(\(JobEventFeed.channel), \(text))", logger: logger)
+        let sealed = try SealedResumeData.json(resumeData, job: job, keyring: keyring)
+        return try await heartbeats.write(HeartbeatWriter.Beat(
+            job: job, attempt: attempt, owner: owner, leaseSeconds: leaseSeconds, progress: progress, sealedResumeData: sealed,
+            announcedTo: tenant))
     }
 
     /// How an attempt ended, as the job row will say.
