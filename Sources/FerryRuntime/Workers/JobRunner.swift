@@ -15,7 +15,10 @@ import URLLoading
 /// While the transfer runs, a heartbeat every `heartbeatInterval` renews the lease, stores progress
 /// and, every few beats, resume data (so a killed ferryd costs at most that much), and reads stop
 /// requests; it also stops the transfer for shutdown and for the job's total timeout.
-struct JobRunner: Sendable {
+///
+/// A class: every async frame of the attempt (the runner's and its heartbeat's) holds a reference,
+/// not its own copy of the claim and the settings (a thousand running jobs, bench P5).
+final class JobRunner: Sendable {
     let claim: JobQueue.Claim
     let queue: JobQueue
     let engine: JobEngine
@@ -35,6 +38,29 @@ struct JobRunner: Sendable {
     let storageQuota: StorageQuota
     let isShuttingDown: @Sendable () -> Bool
     let logger: Logger
+
+    init(
+        claim: JobQueue.Claim, queue: JobQueue, engine: JobEngine, files: GatewayFiles, owner: String, leaseSeconds: Int,
+        heartbeatInterval: Duration, ticker: HeartbeatTicker, resumeDataEveryBeats: Int, retryBaseDelay: Duration,
+        metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?, storageQuota: StorageQuota,
+        isShuttingDown: @escaping @Sendable () -> Bool, logger: Logger
+    ) {
+        self.claim = claim
+        self.queue = queue
+        self.engine = engine
+        self.files = files
+        self.owner = owner
+        self.leaseSeconds = leaseSeconds
+        self.heartbeatInterval = heartbeatInterval
+        self.ticker = ticker
+        self.resumeDataEveryBeats = resumeDataEveryBeats
+        self.retryBaseDelay = retryBaseDelay
+        self.metrics = metrics
+        self.decisionCredentials = decisionCredentials
+        self.storageQuota = storageQuota
+        self.isShuttingDown = isShuttingDown
+        self.logger = logger
+    }
 
     private var job: JobRecord { claim.job }
     /// Whose engine session the job runs in, and so whose credentials, cookie jar and cache it uses.
