@@ -12,7 +12,7 @@ import Synchronization
 ///   and the feed reads the new ones every `pollInterval` (one indexed query by id). They are not
 ///   NOTIFYed from the trigger: a NOTIFY makes its transaction commit in turn with every other one
 ///   that notifies (migrations/0008), so every job's submission, claim and finish would wait.
-/// - Progress: the heartbeat NOTIFYs `channel` after its update (`JobQueue.announce`), in a statement
+/// - Progress: the heartbeat NOTIFYs `channel` after its update (`HeartbeatWriter`), in a statement
 ///   of its own; the feed LISTENs on a connection of its own.
 ///
 /// After each (re)connection and after a failed read, a `.resync` tells subscribers to read what

@@ -34,7 +34,7 @@ import FerryModel
 ///   moves a job out of waiting therefore need not clear them itself.
 /// - `ferry_announce_job_progress()`, AFTER UPDATE OF bytes_done while running: a `job.progress`
 ///   event and its deliveries, only for a tenant with an endpoint subscribed to it, at most one
-///   per job every 5 seconds. Live progress goes out by NOTIFY from `JobQueue.announce`, not here.
+///   per job every 5 seconds. Live progress goes out by NOTIFY from `HeartbeatWriter`, not here.
 enum JobEventsTrigger {
     /// A trigger on `jobs` and the function it calls, as the database reports them.
     struct Trigger: Sendable {
