@@ -59,7 +59,9 @@ package enum APIRouter {
         OpenAPIRoute().add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
-        let jobRoutes = JobRoutes(jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy())
+        let jobRoutes = JobRoutes(
+            jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy(),
+            endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed))
         jobRoutes.addTenantRoutes(to: v1)
         DecisionRoutes(
             jobs: dependencies.jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(),

@@ -11,6 +11,8 @@ struct JobRoutes {
     let jobs: JobStore
     let files: GatewayFiles
     let urlPolicy: OutboundURLPolicy
+    /// Waits for a job's end for a `Prefer: wait` submission.
+    let endWait: JobEndWait
     let recentJobs = RecentJobs()
 
     func addTenantRoutes(to group: RouterGroup<GatewayRequestContext>) {
@@ -19,12 +21,25 @@ struct JobRoutes {
             let (submission, bytes) = try await JSONBody.decode(JobSubmission.self, from: request, context: context)
             let job = try submission.validated(urlPolicy: urlPolicy)
             let key = try Self.idempotencyKey(request)
-            switch try await jobs.submit(job, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
-            case .created(let record):
-                return EditedResponse(status: .created, headers: [.location: "/v1/jobs/\(record.id.uuidString.lowercased())"], response: JobView(record))
-            case .replayed(let record):
-                return EditedResponse(status: .ok, headers: [HTTPField.Name("Idempotent-Replayed")!: "true"], response: JobView(record))
+            let submitted = try await jobs.submit(job, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes))
+            var headers: HTTPFields = [:]
+            let record: JobRecord
+            switch submitted {
+            case .created(let created):
+                record = created
+                headers[.location] = "/v1/jobs/\(created.id.uuidString.lowercased())"
+            case .replayed(let replayed):
+                record = replayed
+                headers[HTTPField.Name("Idempotent-Replayed")!] = "true"
             }
+            // The client would rather have the finished job than a link to follow (RFC 7240 §4.3).
+            if let wait = PreferWait(fields: request.headers[values: HTTPField.Name("Prefer")!]),
+               let finished = try await endWait.finished(record.id, tenant: tenant, within: .seconds(wait.seconds)) {
+                headers[HTTPField.Name("Preference-Applied")!] = "wait=\(wait.seconds)"
+                return EditedResponse(status: .ok, headers: headers, response: SubmittedJobView(finished, files: files))
+            }
+            let status: HTTPResponse.Status = if case .replayed = submitted { .ok } else { .created }
+            return EditedResponse(status: status, headers: headers, response: SubmittedJobView(record, files: files))
         }
         group.post("/jobs/batch") { request, context in
             let tenant = try context.requireTenant()

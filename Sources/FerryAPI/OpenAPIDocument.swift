@@ -174,10 +174,13 @@ enum OpenAPIDocument {
           "jobs"
         ],
         "summary": "Submit a job",
-        "description": "Validates the whole body and answers 400 listing every bad field. With an `Idempotency-Key`, the same key and the same body return the job made the first time (200, `Idempotent-Replayed: true`); the same key with another body is a 409.",
+        "description": "Validates the whole body and answers 400 listing every bad field. With an `Idempotency-Key`, the same key and the same body return the job made the first time (200, `Idempotent-Replayed: true`); the same key with another body is a 409. With `Prefer: wait=N` the answer waits up to N seconds (at most 60) for the job to end: a job that ended is answered 200 with `Preference-Applied: wait=N` and, when it succeeded, its `content` (a data job's body of at most 64 KiB inline in base64); a job still going after N seconds is answered as usual.",
         "parameters": [
           {
             "$ref": "#/components/parameters/IdempotencyKey"
+          },
+          {
+            "$ref": "#/components/parameters/PreferWait"
           }
         ],
         "requestBody": {
@@ -211,15 +214,30 @@ enum OpenAPIDocument {
             }
           },
           "200": {
-            "description": "The same `Idempotency-Key` and body as an earlier submission: the job it made.",
+            "description": "The job has ended while the request waited (`Prefer: wait`, with `Preference-Applied`), or the same `Idempotency-Key` and body as an earlier submission name the job it made (`Idempotent-Replayed: true`); both may apply.",
             "headers": {
               "Idempotent-Replayed": {
-                "required": true,
+                "required": false,
                 "schema": {
                   "type": "string",
                   "enum": [
                     "true"
                   ]
+                }
+              },
+              "Preference-Applied": {
+                "required": false,
+                "description": "`wait=N`: the request waited for the job, which ended.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^wait=[0-9]+$"
+                }
+              },
+              "Location": {
+                "required": false,
+                "description": "`/v1/jobs/{id}` of the new job (not on a replay).",
+                "schema": {
+                  "type": "string"
                 }
               }
             },
@@ -2652,6 +2670,15 @@ enum OpenAPIDocument {
           "type": "string",
           "format": "uuid"
         }
+      },
+      "PreferWait": {
+        "name": "Prefer",
+        "in": "header",
+        "required": false,
+        "description": "`wait=N` (RFC 7240 §4.3): wait up to N seconds (at most 60) for the job to end, and answer 200 with the finished job (and its content) if it does. A job still running after N seconds is answered as without the preference (201). `respond-async`, or a preference that cannot be read, is ignored.",
+        "schema": {
+          "type": "string"
+        }
       }
     },
     "responses": {
@@ -3081,6 +3108,9 @@ enum OpenAPIDocument {
           "decision": {
             "$ref": "#/components/schemas/PendingDecision",
             "description": "Only while the job is waiting_for_decision."
+          },
+          "content": {
+            "$ref": "#/components/schemas/JobContent"
           }
         }
       },
@@ -4733,6 +4763,34 @@ enum OpenAPIDocument {
           "url": {
             "type": "string",
             "description": "change only: the http or https URL to go to instead."
+          }
+        }
+      },
+      "JobContent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "href",
+          "size"
+        ],
+        "description": "Where a succeeded job's content is. Only in answers to `POST /v1/jobs`: when the job ended while the request waited (`Prefer: wait`), or when an `Idempotency-Key` replay names a job that has succeeded.",
+        "properties": {
+          "href": {
+            "type": "string",
+            "description": "`/v1/jobs/{id}/content`."
+          },
+          "size": {
+            "type": "integer",
+            "format": "int64",
+            "minimum": 0
+          },
+          "content_type": {
+            "type": "string"
+          },
+          "base64": {
+            "type": "string",
+            "description": "The body itself, for a `data` job whose body is at most 65,536 bytes.",
+            "pattern": "^[A-Za-z0-9+/]*={0,2}$"
           }
         }
       }
