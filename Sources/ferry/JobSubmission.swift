@@ -28,13 +28,28 @@ struct JobSubmission: Encodable, Sendable {
         return headers
     }
 
-    /// Submits this job. Without `wait`, prints its id (its JSON with --json); with it, follows the
-    /// job and ends as `ferry watch` does.
+    /// How long `--wait` asks the gateway to hold its answer until the job ended (`Prefer: wait`,
+    /// RFC 7240): a short job's answer is its end, with no event stream; a longer one is followed
+    /// with its progress shown after that.
+    static let preferredWaitSeconds = 5
+
+    /// Submits this job. Without `wait`, prints its id (its JSON with --json); with it, asks the
+    /// gateway for the finished job and, when the job outlasts that (or the gateway ignores the
+    /// preference), follows it and ends as `ferry watch` does.
     func submit(wait: Bool, on connection: GatewayConnection, console: Console, command: some GatewayCommand) async throws(GatewayFailure) {
-        let reply = try await connection.send("POST", JobPaths.jobs, json: self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let body = try? encoder.encode(self) else { throw GatewayFailure("cannot encode the request body") }
+        var request = connection.request("POST", JobPaths.jobs, json: body)
+        if wait { request.headers["Prefer"] = "wait=\(Self.preferredWaitSeconds)" }
+        let reply = try await connection.send(request)
         let job = try GatewayConnection.decode(GatewayJob.self, from: reply.body, what: "a job")
         guard wait else {
             if command.gateway.json { command.printJSON(reply.body) } else { command.printText(job.id) }
+            return
+        }
+        if job.isTerminal {
+            try JobWatch.report(JobWatch.Ending(job: job, body: reply.body), command: command)
             return
         }
         var display = JobProgressDisplay(console: console, isEnabled: !command.gateway.json)

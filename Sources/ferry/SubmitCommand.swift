@@ -7,9 +7,10 @@ struct SubmitCommand: GatewayCommand {
         commandName: "submit",
         abstract: "Submit a download (or data) job to the gateway.",
         discussion: """
-            Prints the new job's id (its JSON with --json). With --wait, follows the job to its end \
-            as `ferry watch` does (through the gateway's event stream, or by polling an older ferryd) \
-            and exits 0 only if it succeeded, 3 if it failed or was cancelled.
+            Prints the new job's id (its JSON with --json). With --wait, asks the gateway to answer \
+            with the finished job (Prefer: wait, five seconds); a job that takes longer is followed to \
+            its end as `ferry watch` does (through the gateway's event stream, or by polling an older \
+            ferryd). Exits 0 only if it succeeded, 3 if it failed or was cancelled.
             """)
 
     @Argument(help: ArgumentHelp("The URL the gateway should fetch.", valueName: "url"))

@@ -53,6 +53,27 @@ struct GatewayClientCommandTests {
         }
     }
 
+    // `ferry submit --wait` asks for the finished job (Prefer: wait, RFC 7240 §4.3; LG-01): a short
+    // job's answer is its end, with no event stream; one that outlasts the wait is followed.
+    @Test func submitWaitAsksForTheFinishedJob() async throws {
+        try await GatewayCLIFixture.with { fixture in
+            let key = try await fixture.tenantKey()
+            let quick = try await fixture.ferry(["submit", fixture.origin.url("/bytes/1000"), "--wait", "-v"], key: key)
+            CLIFixture.expectStatus(quick, 0)
+            #expect(quick.standardError.contains("> Prefer: wait=5"), "\(quick.summary)")
+            #expect(quick.standardError.contains("< Preference-Applied: wait=5"), "\(quick.summary)")
+            #expect(!quick.standardError.contains("/events"), "no event stream for a job that ended in the wait: \(quick.summary)")
+            #expect(GatewayCLIFixture.field("state", in: GatewayCLIFixture.text(quick)) == "succeeded", "\(quick.summary)")
+
+            // About 6 s (64 KiB every 50 ms): past the wait, then followed to its end.
+            let slow = try await fixture.ferry(
+                ["submit", fixture.origin.url("/bytes/\(8 << 20)?pace_ms=50"), "--wait", "-v", "--json"], key: key, timeout: .seconds(120))
+            CLIFixture.expectStatus(slow, 0)
+            #expect(slow.standardError.contains("/events"), "followed after the wait: \(slow.summary)")
+            #expect(GatewayCLIFixture.object(slow)["state"] as? String == "succeeded", "\(slow.summary)")
+        }
+    }
+
     // `ferry list` follows next_cursor to the last page; --json gives every job of every page.
     @Test func listFollowsTheCursor() async throws {
         try await GatewayCLIFixture.with { fixture in
