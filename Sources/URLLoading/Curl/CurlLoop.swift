@@ -93,7 +93,15 @@ public final class CurlLoop: @unchecked Sendable {
 
     // MARK: - Loop thread
 
+    /// The key of the mark a loop thread carries in its thread dictionary.
+    private static let loopThreadKey = "ferry.curl-loop"
+
+    /// Whether the calling thread is one of the loops' (where nothing may block: `Session`'s
+    /// synchronous request refuses to run there).
+    static var isLoopThread: Bool { Thread.current.threadDictionary[loopThreadKey] != nil }
+
     private func run() {
+        Thread.current.threadDictionary[Self.loopThreadKey] = true
         let capacity = 256
         let fds = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
         let masks = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
