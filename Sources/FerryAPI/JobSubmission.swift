@@ -23,10 +23,12 @@ struct JobSubmission: Decodable {
     var compressed: Bool?
     /// Days the content is kept after the job succeeded, instead of `FERRY_CONTENT_RETENTION_DAYS`.
     var retentionDays: Int?
+    /// False: the job's requests neither send nor store cookies (CK-02).
+    var cookies: Bool?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
-        case decisions, compressed
+        case decisions, compressed, cookies
         case retentionDays = "retention_days"
         case cachePolicy = "cache_policy"
     }
@@ -232,7 +234,8 @@ struct JobSubmission: Decodable {
             policies: .init(
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
                 maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
-                compressed: compressed == true ? true : nil, retentionDays: retentionDays),
+                compressed: compressed == true ? true : nil, retentionDays: retentionDays,
+                cookies: cookies == false ? false : nil),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

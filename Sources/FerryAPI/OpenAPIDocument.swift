@@ -3386,6 +3386,10 @@ enum OpenAPIDocument {
             "minimum": 1,
             "maximum": 36500,
             "description": "Days the content is kept after the job succeeded; then it is removed and the job says `result.content_expired`. Default: `FERRY_CONTENT_RETENTION_DAYS` (for ever unless set)."
+          },
+          "cookies": {
+            "type": "boolean",
+            "description": "false: the job's requests neither send its session's cookies nor store the ones they are given (CK-02). Absent or true: they do."
           }
         }
       },
@@ -3769,6 +3773,15 @@ enum OpenAPIDocument {
           },
           "decisions": {
             "$ref": "#/components/schemas/DecisionPolicy"
+          },
+          "cookie_accept_policy": {
+            "type": "string",
+            "enum": [
+              "always",
+              "never",
+              "only_from_main_document_domain"
+            ],
+            "description": "Which response cookies the session's jar accepts (CK-05): all, none, or only those of the site the request is sent to. Absent: always."
           }
         }
       },
@@ -3847,6 +3860,15 @@ enum OpenAPIDocument {
               "decisions": {
                 "$ref": "#/components/schemas/DecisionPolicy",
                 "description": "The default of the session's jobs."
+              },
+              "cookie_accept_policy": {
+                "type": "string",
+                "enum": [
+                  "always",
+                  "never",
+                  "only_from_main_document_domain"
+                ],
+                "description": "Which response cookies the session's jar accepts (CK-05): all, none, or only those of the site the request is sent to. Absent: always."
               }
             }
           }
@@ -4781,7 +4803,6 @@ enum OpenAPIDocument {
           },
           "size": {
             "type": "integer",
-            "format": "int64",
             "minimum": 0
           },
           "content_type": {

@@ -24,6 +24,7 @@ struct SessionRoutes {
             var proxy: String?
             var cachePolicy: String?
             var decisions: DecisionPolicy?
+            var cookieAcceptPolicy: String?
 
             struct Timeouts: Codable { var idle: Double }
             struct TLS: Codable {
@@ -37,6 +38,7 @@ struct SessionRoutes {
                 case additionalHeaders = "additional_headers"
                 case tls, proxy, decisions
                 case cachePolicy = "cache_policy"
+                case cookieAcceptPolicy = "cookie_accept_policy"
             }
         }
 
@@ -55,7 +57,8 @@ struct SessionRoutes {
                 timeouts: settings.idleTimeout.map { .init(idle: $0) }, maxConnectionsPerHost: settings.maxConnectionsPerHost,
                 additionalHeaders: JobView.redacted(settings.additionalHeaders),
                 tls: settings.tlsMinimum == nil && settings.tlsMaximum == nil ? nil : .init(minimum: settings.tlsMinimum, maximum: settings.tlsMaximum),
-                proxy: settings.proxy.map(Self.redactedProxy), cachePolicy: settings.cachePolicy, decisions: settings.decisions)
+                proxy: settings.proxy.map(Self.redactedProxy), cachePolicy: settings.cachePolicy, decisions: settings.decisions,
+                cookieAcceptPolicy: settings.cookieAcceptPolicy)
             createdAt = JobView.timestamp(record.createdAt)
             invalidatedAt = record.invalidatedAt.map(JobView.timestamp)
             invalidationMode = record.invalidationMode

@@ -15,8 +15,10 @@ struct SessionSubmission: Decodable {
         var proxy: String?
         var cachePolicy: String?
         var decisions: DecisionsPart?
+        var cookieAcceptPolicy: String?
 
         enum CodingKeys: String, CodingKey {
+            case cookieAcceptPolicy = "cookie_accept_policy"
             case timeouts
             case maxConnectionsPerHost = "max_connections_per_host"
             case additionalHeaders = "additional_headers"
@@ -84,11 +86,14 @@ struct SessionSubmission: Decodable {
         if let cachePolicy = configuration?.cachePolicy, RequestCachePolicy(apiName: cachePolicy) == nil {
             problem("configuration.cache_policy", RequestCachePolicy.apiNameProblem)
         }
+        if let policy = configuration?.cookieAcceptPolicy, CookieAcceptPolicy(apiName: policy) == nil {
+            problem("configuration.cookie_accept_policy", CookieAcceptPolicy.apiNameProblem)
+        }
         let decisions = configuration?.decisions?.validated(field: "configuration.decisions", errors: &errors)
         guard errors.isEmpty else { throw Problem.invalid(errors) }
         return (kind, SessionSettings(
             idleTimeout: configuration?.timeouts?.idle, maxConnectionsPerHost: configuration?.maxConnectionsPerHost,
             additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy,
-            cachePolicy: configuration?.cachePolicy, decisions: decisions))
+            cachePolicy: configuration?.cachePolicy, decisions: decisions, cookieAcceptPolicy: configuration?.cookieAcceptPolicy))
     }
 }

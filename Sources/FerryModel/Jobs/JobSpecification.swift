@@ -102,6 +102,9 @@ public struct JobSpecification: Sendable, Equatable {
         /// Days the content is kept after the job succeeded; nil: `FERRY_CONTENT_RETENTION_DAYS`
         /// (`ContentRetention`, which reads it in SQL as `policies->>'retention_days'`).
         public var retentionDays: Int?
+        /// False: the job's requests neither send its session's cookies nor store the ones they are
+        /// given (CK-02, the request's `httpShouldHandleCookies`); nil: they do.
+        public var cookies: Bool?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -114,9 +117,10 @@ public struct JobSpecification: Sendable, Equatable {
             case decisions
             case compressed
             case retentionDays = "retention_days"
+            case cookies
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -127,6 +131,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.decisions = decisions
             self.compressed = compressed
             self.retentionDays = retentionDays
+            self.cookies = cookies
         }
     }
 

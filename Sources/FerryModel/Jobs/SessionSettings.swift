@@ -17,11 +17,14 @@ public struct SessionSettings: Sendable, Equatable, Codable {
     public var cachePolicy: String?
     /// The decisions its jobs leave to the client, unless a job says otherwise.
     public var decisions: DecisionPolicy?
+    /// Which response cookies its jar accepts, as the API names it (`always`, `never`,
+    /// `only_from_main_document_domain`; CK-05, SES-22); nil: always.
+    public var cookieAcceptPolicy: String?
 
     public init(
         idleTimeout: Double? = nil, maxConnectionsPerHost: Int? = nil, additionalHeaders: [JobSpecification.Header] = [],
         tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil, cachePolicy: String? = nil,
-        decisions: DecisionPolicy? = nil
+        decisions: DecisionPolicy? = nil, cookieAcceptPolicy: String? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -31,6 +34,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         self.proxy = proxy
         self.cachePolicy = cachePolicy
         self.decisions = decisions
+        self.cookieAcceptPolicy = cookieAcceptPolicy
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -42,6 +46,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         case proxy
         case cachePolicy = "cache_policy"
         case decisions
+        case cookieAcceptPolicy = "cookie_accept_policy"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +59,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         proxy = try container.decodeIfPresent(String.self, forKey: .proxy)
         cachePolicy = try container.decodeIfPresent(String.self, forKey: .cachePolicy)
         decisions = try container.decodeIfPresent(DecisionPolicy.self, forKey: .decisions)
+        cookieAcceptPolicy = try container.decodeIfPresent(String.self, forKey: .cookieAcceptPolicy)
     }
 
     /// What engine sessions differ in: jobs whose settings give the same key share an engine session
@@ -64,18 +70,25 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         package var tlsMinimum: String?
         package var tlsMaximum: String?
         package var proxy: String?
+        package var cookieAcceptPolicy: String?
 
-        package init(maxRedirects: Int, maxConnectionsPerHost: Int? = nil, tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil) {
+        package init(
+            maxRedirects: Int, maxConnectionsPerHost: Int? = nil, tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil,
+            cookieAcceptPolicy: String? = nil
+        ) {
             self.maxRedirects = maxRedirects
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.tlsMinimum = tlsMinimum
             self.tlsMaximum = tlsMaximum
             self.proxy = proxy
+            self.cookieAcceptPolicy = cookieAcceptPolicy
         }
     }
 
     package func engineKey(maxRedirects: Int) -> EngineKey {
-        EngineKey(maxRedirects: maxRedirects, maxConnectionsPerHost: maxConnectionsPerHost, tlsMinimum: tlsMinimum, tlsMaximum: tlsMaximum, proxy: proxy)
+        EngineKey(
+            maxRedirects: maxRedirects, maxConnectionsPerHost: maxConnectionsPerHost, tlsMinimum: tlsMinimum, tlsMaximum: tlsMaximum,
+            proxy: proxy, cookieAcceptPolicy: cookieAcceptPolicy)
     }
 }
 
@@ -87,5 +100,6 @@ extension SessionSettings.EngineKey {
         configuration.tlsMinimumVersion = tlsMinimum.flatMap(SessionConfiguration.TLSVersion.init(rawValue:))
         configuration.tlsMaximumVersion = tlsMaximum.flatMap(SessionConfiguration.TLSVersion.init(rawValue:))
         configuration.proxy = proxy.flatMap(SessionConfiguration.Proxy.init(url:))
+        configuration.httpCookieAcceptPolicy = cookieAcceptPolicy.flatMap(CookieAcceptPolicy.init(apiName:))
     }
 }

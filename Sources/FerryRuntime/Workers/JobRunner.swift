@@ -154,6 +154,8 @@ final class JobRunner: Sendable {
             url: url, method: job.request.method, headers: headers, timeoutInterval: job.policies.idleTimeout ?? settings.idleTimeout)
         // The job's policy, else its session's; validated on the way in (CA-05, SES-26).
         request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
+        // A job may keep its requests out of its session's jar (CK-02).
+        request.httpShouldHandleCookies = job.policies.cookies ?? true
 
         let decisionPolicy = (job.policies.decisions ?? DecisionPolicy()).over(settings.decisions)
         let decisions = decisionPolicy.asksAnything

@@ -83,6 +83,38 @@ struct GatewayCookieJarTests {
         }
     }
 
+    @Test("a session's cookie_accept_policy never keeps its jar empty; a job with cookies: false neither sends nor stores cookies (issue 21: CK-02, CK-05, SES-22)")
+    func acceptPolicyAndJobOptOut() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let refusing = try await client.post("/v1/sessions", json: ["configuration": ["cookie_accept_policy": "never"]])
+            #expect(refusing.status == 201, "\(refusing.text)")
+            #expect((refusing["configuration"] as? [String: Any])?["cookie_accept_policy"] as? String == "never")
+            let closed = try #require(refusing["id"] as? String)
+            let login = try await client.download(fixture.origin.url("/cookies/login/set?sid=refused"), ["session": closed])
+            #expect(login["state"] as? String == "succeeded", "\(login)")
+            let page = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": closed])
+            #expect(GatewayClient.errorCode(page) == "http_error", "the jar accepted nothing: \(page)")
+            #expect(await DatabaseQuery.text("SELECT count(*) FROM session_cookies WHERE session_id = '\(closed)'", fixture.database) == "0")
+
+            // A session that keeps cookies, and jobs that opt out of its jar.
+            let open = try #require(try await client.post("/v1/sessions", json: [:])["id"] as? String)
+            _ = try await client.download(fixture.origin.url("/cookies/login/set?sid=kept"), ["session": open])
+            let withoutCookies = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": open, "cookies": false])
+            #expect(GatewayClient.errorCode(withoutCookies) == "http_error", "the job sent no Cookie: \(withoutCookies)")
+            #expect(fixture.origin.requests.last { $0.path == "/cookies/app/require" }?.header("Cookie") == nil)
+            _ = try await client.download(fixture.origin.url("/cookies/login/set?sid=replaced"), ["session": open, "cookies": false])
+            let listed = try await client.get("/v1/sessions/\(open)/cookies")
+            #expect((listed["cookies"] as? [[String: Any]])?.first?["value"] as? String == "kept", "an opted-out job stored nothing: \(listed.text)")
+            let withCookies = try await client.download(fixture.origin.url("/cookies/app/require?name=sid"), ["session": open, "cookies": true])
+            #expect(withCookies["state"] as? String == "succeeded", "\(withCookies)")
+
+            let bad = try await client.post("/v1/sessions", json: ["configuration": ["cookie_accept_policy": "sometimes"]])
+            #expect(bad.status == 400)
+            #expect(((bad["errors"] as? [[String: Any]])?.first?["field"] as? String) == "configuration.cookie_accept_policy", "\(bad.text)")
+        }
+    }
+
     @Test("an ephemeral session keeps its cookies in memory only: its jobs share them, the database never sees them (SES-03)")
     func ephemeralKeepsNothing() async throws {
         try await GatewayFixture.with { fixture in
