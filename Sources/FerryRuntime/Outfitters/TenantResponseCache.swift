@@ -23,6 +23,8 @@ final class TenantResponseCache: ResponseCache {
     var memoryCapacity: Int { 0 }
     var currentMemoryUsage: Int { 0 }
     var currentDiskUsage: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.cost } } }
+    /// Every job of the tenant uses this cache, each with its own credentials (RFC 9111 §3.5).
+    var isSharedAmongCredentials: Bool { true }
 
     private let files: GatewayFiles
     private var directory: String { "cache/\(tenantID.uuidString.lowercased())" }

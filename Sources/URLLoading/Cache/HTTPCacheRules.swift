@@ -2,55 +2,107 @@ import Foundation
 
 /// RFC 9111 for a private cache: what may be stored, how long it stays fresh, how it is revalidated
 /// and refreshed (CA-09). Pure functions of headers and times, so they are tested without a network.
+///
+/// Every cache applies the same rules: `ferry get --cache-dir` (`LocalResponseCache`) and the
+/// gateway's tenant cache differ only in what `ResponseCache.isSharedAmongCredentials` says.
 enum HTTPCacheRules {
     // MARK: - Storing (§3)
 
-    /// Whether a response to `request` may be stored: a complete 2xx (not 206) to a GET without
-    /// `no-store` on either side; `private` is fine (this is a private cache) and `s-maxage` is
-    /// ignored. A request with `Authorization` is stored only when the response says `public` or
-    /// `must-revalidate` (§3.5). `Vary: *` never matches, so it is not stored either.
-    static func isStorable(request: TransferRequest, response: TransferResponse) -> Bool {
-        guard let status = response.statusCode, (200..<300).contains(status), status != 206,
+    /// Status codes a cache may give a heuristic freshness lifetime (RFC 9110 §15.1, RFC 9111 §4.2.2).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Whether a response to `request` may be stored (§3): a final status other than 206 (§3.3) and
+    /// 304, to a GET, without `no-store` on either side and not `Vary: *`, that says how long it stays
+    /// fresh (`max-age`, `Expires`), is marked cacheable (`public`, or `private`: this is a private
+    /// cache), or has a heuristically cacheable status. `s-maxage` is ignored (§5.2.2.10). A cache
+    /// shared among credentials stores a response to a request with `Authorization` only when it
+    /// says `public`, `must-revalidate` or `s-maxage` (§3.5).
+    static func isStorable(request: TransferRequest, response: TransferResponse, sharedAmongCredentials: Bool) -> Bool {
+        guard let status = response.statusCode, status >= 200, status != 206, status != 304,
             ResponseCacheKey.key(for: request) != nil,
             ResponseCacheKey.varyingHeaderNames(of: response) != nil
         else { return false }
-        let responseControl = CacheControl(response.headers)
-        if responseControl.has("no-store") || CacheControl(request.headers).has("no-store") { return false }
-        if request.headers.contains("Authorization"), !responseControl.has("public"), !responseControl.has("must-revalidate") {
+        let control = CacheControl(response.headers)
+        if control.has("no-store") || CacheControl(request.headers).has("no-store") { return false }
+        if sharedAmongCredentials, request.headers.contains("Authorization"),
+            !control.has("public"), !control.has("must-revalidate"), !control.has("s-maxage")
+        {
             return false
         }
-        return true
+        return control.has("public") || control.has("private") || control.has("max-age") || response.headers.contains("Expires")
+            || heuristicallyCacheable.contains(status)
+    }
+
+    /// Hop-by-hop fields (RFC 9110 §7.6.1) and the proxy's authentication fields: never stored (§3.1).
+    private static let unstoredHeaders: Set<String> = [
+        "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    /// `headers` without what §3.1 forbids a cache to store: the hop-by-hop fields, and every field
+    /// the `Connection` header names.
+    static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var named = unstoredHeaders
+        for value in headers.values(for: "Connection") {
+            for name in value.split(separator: ",") { named.insert(name.trimmingCharacters(in: .whitespaces).lowercased()) }
+        }
+        var kept = HTTPHeaders()
+        for field in headers where !named.contains(field.name.lowercased()) { kept.add(name: field.name, value: field.value) }
+        return kept
     }
 
     // MARK: - Freshness (§4.2)
 
-    /// How long the response is fresh from its origin's point of view (§4.2.1): `max-age`, else
-    /// `Expires − Date`, else 10% of `Date − Last-Modified` (the heuristic of §4.2.2), else 0.
+    /// How long the response is fresh from its origin's point of view (§4.2.1): `max-age` (an invalid
+    /// one: not fresh), else `Expires − Date` (an Expires that is not an HTTP-date: already expired,
+    /// §5.3), else, only for a heuristically cacheable status or a `public` response, 10% of
+    /// `Date − Last-Modified` (§4.2.2), else 0.
     static func freshnessLifetime(of response: TransferResponse, receivedAt responseDate: Date) -> TimeInterval {
         let control = CacheControl(response.headers)
-        if let maxAge = control.seconds("max-age") { return TimeInterval(maxAge) }
-        let date = response.headers["Date"].flatMap(CookieDateParser.parse) ?? responseDate
+        if control.has("max-age") { return control.seconds("max-age").map(TimeInterval.init) ?? 0 }
+        let date = response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? responseDate
         if let expiresText = response.headers["Expires"] {
-            // An unparseable Expires ("0") means already expired (§5.3).
-            guard let expires = CookieDateParser.parse(expiresText) else { return 0 }
+            guard let expires = HTTPDate.parse(expiresText) else { return 0 }
             return max(0, expires.timeIntervalSince(date))
         }
-        if let lastModified = response.headers["Last-Modified"].flatMap(CookieDateParser.parse) {
+        guard heuristicallyCacheable.contains(response.statusCode ?? 0) || control.has("public") else { return 0 }
+        if let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) }) {
             return max(0, date.timeIntervalSince(lastModified) / 10)
         }
         return 0
+    }
+
+    /// What §5.1 says the greatest Age is, for values that do not fit.
+    private static let largestAge = 2_147_483_648
+
+    /// The `Age` header's value (§5.1): delta-seconds, the first of a list; an invalid one (`7200.0`,
+    /// `-1`) is ignored (0).
+    static func ageValue(of headers: HTTPHeaders) -> TimeInterval {
+        guard let value = headers["Age"], let first = value.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return 0 }
+        let digits = first.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return 0 }
+        return TimeInterval(min(Int(digits) ?? largestAge, largestAge))
     }
 
     /// The entry's age now (§4.2.3): what it was when it arrived (the larger of `Date`'s apparent
     /// age and `Age` plus the request's round trip) plus the time it has spent in the cache.
     static func currentAge(of entry: CachedResponse, now: Date) -> TimeInterval {
         let headers = entry.response.headers
-        let ageValue = headers["Age"].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        let dateValue = headers["Date"].flatMap(CookieDateParser.parse) ?? entry.responseDate
+        let dateValue = headers["Date"].flatMap { HTTPDate.parse($0) } ?? entry.responseDate
         let apparentAge = max(0, entry.responseDate.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseDate.timeIntervalSince(entry.requestDate))
-        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        let correctedInitialAge = max(apparentAge, ageValue(of: headers) + responseDelay)
         return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseDate))
+    }
+
+    /// The stored response as the cache serves it: with an `Age` header that says its current age in
+    /// whole seconds (§5.1, §4.2.3), replacing the one it arrived with.
+    static func served(_ entry: CachedResponse, now: Date) -> CachedResponse {
+        var served = entry
+        let age = min(currentAge(of: entry, now: now).rounded(.down), TimeInterval(largestAge))
+        served.response.headers["Age"] = String(Int(age))
+        return served
     }
 
     enum Use: Equatable {
@@ -75,8 +127,9 @@ enum HTTPCacheRules {
 
     // MARK: - Revalidation (§4.3)
 
-    /// `request` made conditional on `entry`'s validators (`If-None-Match` for an ETag,
-    /// `If-Modified-Since` for a Last-Modified); nil when the entry has neither and must be fetched anew.
+    /// `request` made conditional on `entry`'s validators (`If-None-Match` for an ETag, exactly as the
+    /// origin sent it, `If-Modified-Since` for a Last-Modified); nil when the entry has neither and
+    /// must be fetched anew.
     static func conditionalRequest(_ request: TransferRequest, for entry: CachedResponse) -> TransferRequest? {
         let etag = entry.response.headers["ETag"]
         let lastModified = entry.response.headers["Last-Modified"]
@@ -90,15 +143,16 @@ enum HTTPCacheRules {
     /// Headers a 304 must not replace: they describe the stored body, not the new message (§3.2).
     private static let bodyHeaders: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
 
-    /// The entry after a 304 (§4.3.4): the 304's headers replace the stored ones of the same name,
-    /// the body stays, and the age calculation restarts from this exchange.
+    /// The entry after a 304 (§4.3.4): the 304's storable headers replace the stored ones of the same
+    /// name, the body stays, and the age calculation restarts from this exchange.
     static func refreshed(
         _ entry: CachedResponse, with notModified: TransferResponse, requestDate: Date, responseDate: Date
     ) -> CachedResponse {
         var headers = entry.response.headers
-        let replaced = Set(notModified.headers.map { $0.name.lowercased() }).subtracting(bodyHeaders)
+        let update = storableHeaders(notModified.headers)
+        let replaced = Set(update.map { $0.name.lowercased() }).subtracting(bodyHeaders)
         for name in replaced { headers.removeAll(name) }
-        for field in notModified.headers where replaced.contains(field.name.lowercased()) {
+        for field in update where replaced.contains(field.name.lowercased()) {
             headers.add(name: field.name, value: field.value)
         }
         var refreshed = entry

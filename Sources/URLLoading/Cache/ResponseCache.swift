@@ -20,6 +20,15 @@ public protocol ResponseCache: AnyObject, Sendable {
     var diskCapacity: Int { get }
     var currentMemoryUsage: Int { get }
     var currentDiskUsage: Int { get }
+    /// Whether requests made with different credentials share the entries (the gateway's tenant
+    /// cache, used by every job of a tenant): then a response to a request with `Authorization` is
+    /// stored only when the origin allows it (RFC 9111 §3.5). A cache of one user's own (false, the
+    /// default) stores it like any other.
+    var isSharedAmongCredentials: Bool { get }
+}
+
+extension ResponseCache {
+    public var isSharedAmongCredentials: Bool { false }
 }
 
 /// The key and Vary rules every cache shares.

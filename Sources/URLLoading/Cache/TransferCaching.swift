@@ -67,16 +67,18 @@ struct TransferCaching {
         // An entry whose body file went since the lookup (evicted) counts as none.
         let found = eligible && HTTPCacheRules.isLookupEligible(request) && policy != .reloadIgnoringLocalCacheData
             ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        let now = Date()
+        let serve = { (found: (CachedResponse, LocalBody)) in HopPlan.serve(HTTPCacheRules.served(found.0, now: now), found.1) }
         switch policy {
         case .returnCacheDataDontLoad:
-            return found.map(HopPlan.serve) ?? .fail(Self.offlineMiss(request))
+            return found.map(serve) ?? .fail(Self.offlineMiss(request))
         case .returnCacheDataElseLoad:
-            return found.map(HopPlan.serve) ?? .network(request)
+            return found.map(serve) ?? .network(request)
         case .reloadIgnoringLocalCacheData:
             return .network(request)
         case .useProtocolCachePolicy:
             guard let found else { return .network(request) }
-            if HTTPCacheRules.use(of: found.0, for: request, now: Date()) == .serve { return .serve(found.0, found.1) }
+            if HTTPCacheRules.use(of: found.0, for: request, now: now) == .serve { return serve(found) }
             guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
             validating = found
             return .network(conditional)
@@ -100,10 +102,12 @@ struct TransferCaching {
             validating = nil
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
             cache?.storeCachedResponse(refreshed, for: request)
-            return (refreshed, body)
+            return (HTTPCacheRules.served(refreshed, now: now), body)
         }
         validating = nil
-        if let cache, let request = hopRequest, HTTPCacheRules.isStorable(request: request, response: response) {
+        if let cache, let request = hopRequest, HTTPCacheRules.isStorable(
+            request: request, response: response, sharedAmongCredentials: cache.isSharedAmongCredentials)
+        {
             captureLimit = max(cache.memoryCapacity, cache.diskCapacity) / 10
             captureResponseDate = now
             capture = .fromSink
@@ -149,6 +153,7 @@ struct TransferCaching {
         guard body.length <= Int64(captureLimit) else { return nil }
         var stored = response
         stored.cacheStatus = nil
+        stored.headers = HTTPCacheRules.storableHeaders(response.headers)
         let entry = CachedResponse(
             response: stored, body: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed,
             requestDate: hopSent, responseDate: captureResponseDate,
