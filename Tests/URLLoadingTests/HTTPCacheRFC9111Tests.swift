@@ -157,4 +157,89 @@ struct HTTPCacheRFC9111Tests {
         #expect(EntityTag.list("\"a\", W/\"b,c\"") == [EntityTag("\"a\""), EntityTag("W/\"b,c\"")])
         #expect(EntityTag.list(" * ") == nil)
     }
+
+    @Test("RFC 9111 §4.4: a successful POST, PUT, DELETE or unknown method (PURGE) invalidates the URL and its same-origin Location and Content-Location")
+    func unsafeMethodsInvalidate() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            // PURGE: a method the cache knows nothing of (the origin's parser takes only registered ones).
+            for method in ["POST", "PUT", "DELETE", "PURGE"] {
+                let url = Self.scripted(origin, "doc-\(method)", headers: ["Cache-Control: max-age=3600"])
+                _ = try await Self.fetch(session, url)
+                #expect(try await Self.fetch(session, url).status == .hit)
+                _ = try await Self.fetch(session, url) { $0.method = method }
+                #expect(try await Self.fetch(session, url).status == .miss, "after \(method)")
+            }
+            let target = Self.scripted(origin, "target", headers: ["Cache-Control: max-age=3600"])
+            let described = Self.scripted(origin, "described", headers: ["Cache-Control: max-age=3600"])
+            for url in [target, described] { _ = try await Self.fetch(session, url) }
+            let targetURL = try #require(URL(string: target))
+            let relative = targetURL.path + "?" + (targetURL.query ?? "")
+            let form = Self.scripted(origin, "form", status: 201, headers: ["Location: \(relative)", "Content-Location: \(described)"])
+            _ = try await Self.fetch(session, form) { $0.method = "POST" }
+            #expect(try await Self.fetch(session, target).status == .miss)
+            #expect(try await Self.fetch(session, described).status == .miss)
+
+            // An error answer changes nothing.
+            let failing = Self.scripted(origin, "failing", headers: ["Cache-Control: max-age=3600"], ["later_status": "500"])
+            _ = try await Self.fetch(session, failing)
+            _ = try await Self.fetch(session, failing) { $0.method = "POST" }
+            #expect(try await Self.fetch(session, failing).status == .hit)
+        }
+        let request = TransferRequest(url: URL(string: "https://example.com/a")!, method: "POST")
+        let elsewhere = TransferResponse(
+            url: request.url, statusCode: 200, headers: ["Location": "https://other.example/b", "Content-Location": "http://example.com/c"])
+        #expect(HTTPCacheRules.invalidatedURLs(request: request, response: elsewhere) == [request.url])
+    }
+
+    @Test("RFC 9111 §3, §4.2.2: 404, 410 and 501 are stored heuristically, any status with explicit freshness, not a 500 without")
+    func nonSuccessStatusesStored() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let lastModified = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT"
+            for status in [404, 410, 501] {
+                let url = Self.scripted(origin, "status-\(status)", status: status, headers: [lastModified])
+                _ = try await Self.fetch(session, url)
+                let hit = try await Self.fetch(session, url)
+                #expect(hit.status == .hit && hit.response.statusCode == status && hit.body == "response 1", "\(status)")
+            }
+            let explicit = Self.scripted(origin, "status-503", status: 503, headers: ["Cache-Control: max-age=3600"])
+            _ = try await Self.fetch(session, explicit)
+            #expect(try await Self.fetch(session, explicit).status == .hit)
+            let plain = Self.scripted(origin, "status-500", status: 500, headers: [lastModified])
+            _ = try await Self.fetch(session, plain)
+            #expect(try await Self.fetch(session, plain).body == "response 2")
+        }
+    }
+
+    @Test("RFC 9111 §3, §4: a stored redirect is followed from the cache, the origin asked only for its target")
+    func cachedRedirectFollowed() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let target = Self.scripted(origin, "moved-target")
+            let moved = Self.scripted(origin, "moved", status: 301, headers: ["Location: \(target)", "Cache-Control: max-age=3600"])
+            let first = try await Self.fetch(session, moved)
+            #expect(first.body == "response 1" && first.response.url.absoluteString == target)
+            let second = try await Self.fetch(session, moved)
+            #expect(second.body == "response 2" && second.response.url.absoluteString == target)
+            #expect(sent(origin, "moved").count == 1, "the 301 came from the cache")
+            #expect(sent(origin, "moved-target").count == 2)
+        }
+    }
+
+    @Test("RFC 9111 §4.1: each Vary variant is its own entry; header values compared after normalising")
+    func varyVariants() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let url = origin.url("/cache/vary")
+            func language(_ value: String) -> (inout TransferRequest) -> Void { { $0.headers["Accept-Language"] = value } }
+            #expect(try await Self.fetch(session, url, configure: language("en, fr")).body == "response 1 for en, fr")
+            #expect(try await Self.fetch(session, url, configure: language("de")).body == "response 2 for de")
+            let english = try await Self.fetch(session, url, configure: language("EN ,fr"))
+            #expect(english.status == .hit && english.body == "response 1 for en, fr")
+            let german = try await Self.fetch(session, url, configure: language("de"))
+            #expect(german.status == .hit && german.body == "response 2 for de")
+            #expect(origin.requests.filter { $0.path == "/cache/vary" }.count == 2)
+        }
+    }
 }

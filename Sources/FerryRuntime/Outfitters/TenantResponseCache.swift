@@ -54,7 +54,12 @@ final class TenantResponseCache: ResponseCache {
     // MARK: - ResponseCache, called by the engine
 
     func cachedResponse(for request: TransferRequest) -> CachedResponse? {
-        guard let key = ResponseCacheKey.key(for: request), let entry = state.withLock({ $0.entries[key] }) else { return nil }
+        guard let url = ResponseCacheKey.key(for: request),
+            let (key, entry) = state.withLock({ state in
+                ResponseCacheKey.preferredVariant(of: Self.variants(of: url, in: state), for: request, entry: \.head)
+                    .map { ($0.key, $0.entry) }
+            })
+        else { return nil }
         guard let path = files.absolute(entry.bodyFile), let length = Self.fileLength(path),
             let cached = entry.cachedResponse(body: .file(URL(fileURLWithPath: path), length: length))
         else {
@@ -66,7 +71,6 @@ final class TenantResponseCache: ResponseCache {
             }
             return nil
         }
-        guard ResponseCacheKey.varyMatches(cached, request) else { return nil }
         let now = Date()
         state.withLock { state in
             guard state.entries[key]?.bodyFile == entry.bodyFile else { return }
@@ -85,7 +89,15 @@ final class TenantResponseCache: ResponseCache {
     }
 
     func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request), let key = ResponseCacheKey.storageKey(of: cachedResponse, for: request)
+        else { return }
+        // The entry replaces its own variant, and those of a Vary the resource no longer sends.
+        let replaced = state.withLock { state in
+            Self.variants(of: url, in: state).filter { variant in
+                variant.key != key && ResponseCacheKey.varyDiffers(variant.head.response, cachedResponse.response)
+            }.map(\.key)
+        }
+        for variant in replaced { removeEntry(variant) }
         // Only whole-disk entries: this cache has no memory tier for `allowedInMemoryOnly` ones, and an
         // entry over a tenth of the limit would push out too much (the engine's own caches' rule).
         guard cachedResponse.storagePolicy == .allowed, cachedResponse.cost <= diskCapacity / 10 else {
@@ -122,9 +134,18 @@ final class TenantResponseCache: ResponseCache {
         removeFiles(unused)
     }
 
+    /// Removes every variant of the request's URL.
     func removeCachedResponse(for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
-        removeEntry(key)
+        guard let url = ResponseCacheKey.key(for: request) else { return }
+        for key in state.withLock({ Self.variants(of: url, in: $0).map(\.key) }) { removeEntry(key) }
+    }
+
+    /// The URL's variants, each with the head the engine compares (the body is not opened here).
+    private static func variants(of url: String, in state: State) -> [(key: String, entry: TenantCacheEntry, head: CachedResponse)] {
+        state.entries.compactMap { key, entry in
+            guard ResponseCacheKey.isVariant(key, of: url), let head = entry.cachedResponse(body: .data(Data())) else { return nil }
+            return (key, entry, head)
+        }
     }
 
     func removeCachedResponses(since date: Date) {

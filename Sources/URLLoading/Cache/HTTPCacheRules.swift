@@ -51,6 +51,34 @@ enum HTTPCacheRules {
         return kept
     }
 
+    // MARK: - Invalidation (§4.4)
+
+    /// Methods that do not change the resource (RFC 9110 §9.2.1); every other one, unknown ones
+    /// included, may.
+    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+
+    /// The URLs whose stored responses `response` invalidates (§4.4): after a non-error response
+    /// (2xx, 3xx) to an unsafe method, the target URL, and the `Location` and `Content-Location`
+    /// URLs of the same origin (another origin's could be invalidated by anyone who can send a
+    /// request, which is a denial of service).
+    static func invalidatedURLs(request: TransferRequest, response: TransferResponse) -> [URL] {
+        guard !safeMethods.contains(request.method.uppercased()), let status = response.statusCode, (200..<400).contains(status)
+        else { return [] }
+        var urls = [request.url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                isSameOrigin(url, request.url)
+            else { continue }
+            urls.append(url)
+        }
+        return urls
+    }
+
+    private static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
+    }
+
     // MARK: - Freshness (§4.2)
 
     /// How long the response is fresh from its origin's point of view (§4.2.1): `max-age` (an invalid

@@ -53,10 +53,10 @@ public final class LocalResponseCache: ResponseCache {
     public var currentDiskUsage: Int { state.withLock { $0.disk?.usage ?? 0 } }
 
     public func cachedResponse(for request: TransferRequest) -> CachedResponse? {
-        guard let key = ResponseCacheKey.key(for: request) else { return nil }
+        guard let url = ResponseCacheKey.key(for: request) else { return nil }
         return state.withLock { state -> CachedResponse? in
+            guard let key = Self.preferredVariant(of: url, for: request, in: state) else { return nil }
             if let found = state.memory[key] {
-                guard ResponseCacheKey.varyMatches(found.entry, request) else { return nil }
                 let use = state.nextUse()
                 state.memory[key]?.lastUse = use
                 if state.disk?.records[key] != nil { state.disk?.touch(key, use: use) }
@@ -70,7 +70,6 @@ public final class LocalResponseCache: ResponseCache {
                 state.disk?.remove([key])
                 return nil
             }
-            guard ResponseCacheKey.varyMatches(entry, request) else { return nil }
             let use = state.nextUse()
             state.disk?.touch(key, use: use)
             if inMemory {
@@ -81,11 +80,16 @@ public final class LocalResponseCache: ResponseCache {
     }
 
     public func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request), let key = ResponseCacheKey.storageKey(of: cachedResponse, for: request)
+        else { return }
         let now = Date()
         state.withLock { state in
-            state.memory[key] = nil
-            if cachedResponse.storagePolicy != .allowed { state.disk?.remove([key]) }
+            // The entry replaces its own variant, and those of a Vary the resource no longer sends.
+            let replaced = Self.variants(of: url, in: state).filter { variant, head in
+                variant == key || ResponseCacheKey.varyDiffers(head.response, cachedResponse.response)
+            }.map(\.key)
+            for variant in replaced { state.memory[variant] = nil }
+            state.disk?.remove(replaced.filter { $0 != key || cachedResponse.storagePolicy != .allowed })
             guard cachedResponse.storagePolicy != .notAllowed else { return }
             var entry = cachedResponse
             entry.response.cacheStatus = nil
@@ -105,11 +109,13 @@ public final class LocalResponseCache: ResponseCache {
         }
     }
 
+    /// Removes every variant of the request's URL.
     public func removeCachedResponse(for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request) else { return }
         state.withLock { state in
-            state.memory[key] = nil
-            state.disk?.remove([key])
+            let keys = Self.variants(of: url, in: state).map(\.key)
+            for key in keys { state.memory[key] = nil }
+            state.disk?.remove(keys)
         }
     }
 
@@ -127,6 +133,23 @@ public final class LocalResponseCache: ResponseCache {
             state.memory = [:]
             if let keys = state.disk?.records.keys { state.disk?.remove(Array(keys)) }
         }
+    }
+
+    /// The URL's variants in either tier, by storage key, each with its head (a disk record's body
+    /// is not read here).
+    private static func variants(of url: String, in state: State) -> [(key: String, head: CachedResponse)] {
+        var found: [String: CachedResponse] = [:]
+        for (key, value) in state.memory where ResponseCacheKey.isVariant(key, of: url) { found[key] = value.entry }
+        if let disk = state.disk {
+            for (key, record) in disk.records where found[key] == nil && ResponseCacheKey.isVariant(key, of: url) {
+                found[key] = disk.entry(of: record, body: .data(Data()))
+            }
+        }
+        return found.map { ($0.key, $0.value) }
+    }
+
+    private static func preferredVariant(of url: String, for request: TransferRequest, in state: State) -> String? {
+        ResponseCacheKey.preferredVariant(of: variants(of: url, in: state), for: request, entry: \.head)?.key
     }
 
     /// The entry with its body in memory: a file body is read (the caller checked that it fits the

@@ -4,13 +4,15 @@ import Foundation
 /// entries in memory and in a directory; the gateway may implement one per tenant elsewhere. The
 /// engine calls it on its transfer threads, so every method answers promptly and is thread-safe.
 ///
-/// Entries are keyed by `ResponseCacheKey` (GET and the URL without fragment); an entry is served
-/// only to a request with the same values for the headers its response's `Vary` names.
+/// Entries are keyed by `ResponseCacheKey` (GET and the URL without fragment), one per Vary variant;
+/// an entry is served only to a request with the same values for the headers its response's `Vary`
+/// names.
 public protocol ResponseCache: AnyObject, Sendable {
     /// The entry for `request`, or nil (CA-17).
     func cachedResponse(for request: TransferRequest) -> CachedResponse?
-    /// Stores an entry for `request`, replacing any under the same key (CA-20).
+    /// Stores an entry for `request`, replacing the variant it belongs to (CA-20).
     func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest)
+    /// Removes every variant stored for the request's URL.
     func removeCachedResponse(for request: TransferRequest)
     /// Removes every entry stored at or after `date` (CA-19).
     func removeCachedResponses(since date: Date)
@@ -32,6 +34,10 @@ extension ResponseCache {
 }
 
 /// The key and Vary rules every cache shares.
+///
+/// A URL may have several entries, one per variant (RFC 9111 §4.1): each is stored under its
+/// `storageKey`, the request's `key` followed by the values of the headers its response varies on;
+/// a lookup takes, of the variants whose values match the request's, the most recent.
 public enum ResponseCacheKey {
     /// "GET <url without fragment>" for a cacheable request (an http or https GET), else nil.
     public static func key(for request: TransferRequest) -> String? {
@@ -43,6 +49,32 @@ public enum ResponseCacheKey {
         components.scheme = scheme
         components.host = components.host?.lowercased()
         return "GET " + (components.string ?? request.url.absoluteString)
+    }
+
+    /// The key `entry` is stored under for `request`: its variant of the request's key. A URL never
+    /// holds a line break, so the variant part cannot be mistaken for part of another key.
+    public static func storageKey(of entry: CachedResponse, for request: TransferRequest) -> String? {
+        guard let key = key(for: request) else { return nil }
+        let variant = entry.varyingRequestHeaders.sorted { $0.key < $1.key }.map { "\n\($0.key): \($0.value)" }.joined()
+        return key + variant
+    }
+
+    /// Whether `storageKey` holds a variant of the URL `key` names.
+    public static func isVariant(_ storageKey: String, of key: String) -> Bool {
+        let (stored, url) = (storageKey.utf8, key.utf8)
+        return stored.starts(with: url) && (stored.count == url.count || stored.dropFirst(url.count).first == UInt8(ascii: "\n"))
+    }
+
+    /// Of a URL's stored variants, the one to answer `request` with: the most recent (by `Date`, else
+    /// by arrival) of those its varying headers match (RFC 9111 §4.1).
+    public static func preferredVariant<Variant>(
+        of variants: [Variant], for request: TransferRequest, entry: (Variant) -> CachedResponse
+    ) -> Variant? {
+        variants.filter { varyMatches(entry($0), request) }.max { recency(entry($0)) < recency(entry($1)) }
+    }
+
+    private static func recency(_ entry: CachedResponse) -> Date {
+        entry.response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? entry.responseDate
     }
 
     /// The header names a response's `Vary` lists, lower case; nil for `Vary: *` (never matches).
@@ -58,14 +90,30 @@ public enum ResponseCacheKey {
         return names
     }
 
-    /// What `request` says for each of `names`, combined and trimmed (RFC 9111 §4.1).
+    /// What `request` says for each of `names`, normalised as RFC 9111 §4.1 allows: field lines of one
+    /// name combined, the whitespace around list commas and parameter semicolons dropped, and the
+    /// values of fields defined as case-insensitive (codings, language tags, charsets) lower-cased.
     static func values(of names: [String], in request: TransferRequest) -> [String: String] {
         var result: [String: String] = [:]
         for name in names {
             let values = request.headers.values(for: name)
-            if !values.isEmpty { result[name] = values.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ") }
+            guard !values.isEmpty else { continue }
+            let members = values.flatMap { $0.split(separator: ",") }.map { member in
+                member.split(separator: ";", omittingEmptySubsequences: false)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ";")
+            }.filter { !$0.isEmpty }
+            let combined = members.joined(separator: ", ")
+            result[name] = caseInsensitiveValues.contains(name) ? combined.lowercased() : combined
         }
         return result
+    }
+
+    private static let caseInsensitiveValues: Set<String> = ["accept-encoding", "accept-language", "accept-charset"]
+
+    /// Whether two responses for one URL vary on different headers: a new one replaces the other's
+    /// variants, as the resource now selects by something else.
+    public static func varyDiffers(_ old: TransferResponse, _ new: TransferResponse) -> Bool {
+        varyingHeaderNames(of: old).map(Set.init) != varyingHeaderNames(of: new).map(Set.init)
     }
 
     /// Whether `entry` may answer `request`: the same values for every header its response varies on.

@@ -98,6 +98,11 @@ struct TransferCaching {
     /// the body is kept for the cache when the response may be stored.
     mutating func responseArrived(_ response: TransferResponse) -> (CachedResponse, LocalBody)? {
         let now = Date()
+        if let cache, let request = hopRequest {
+            for url in HTTPCacheRules.invalidatedURLs(request: request, response: response) {
+                cache.removeCachedResponse(for: TransferRequest(url: url))
+            }
+        }
         if let (entry, body) = validating, response.statusCode == 304, let request = hopRequest {
             validating = nil
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
@@ -119,6 +124,16 @@ struct TransferCaching {
     /// the limit; otherwise the sink keeps them.
     mutating func received(_ bytes: UnsafeRawBufferPointer, into sink: ResponseSink) {
         guard case .stream = sink else { return }
+        copy(bytes)
+    }
+
+    /// Body bytes of a hop the task does not deliver (a redirect it follows): no sink keeps them, so
+    /// they are copied for the cache, up to the streamed limit.
+    mutating func receivedUndelivered(_ bytes: UnsafeRawBufferPointer) {
+        copy(bytes)
+    }
+
+    private mutating func copy(_ bytes: UnsafeRawBufferPointer) {
         var copied: Data
         switch capture {
         case .none: return
@@ -159,6 +174,13 @@ struct TransferCaching {
             requestDate: hopSent, responseDate: captureResponseDate,
             varyingRequestHeaders: ResponseCacheKey.values(of: names, in: request))
         return (entry, request)
+    }
+
+    /// The hop's redirect is being followed: stored as received (RFC 9111 §3, a 301 or 308
+    /// heuristically, any redirect with explicit freshness), so that a later request follows it from
+    /// the cache. The delegate is asked about the task's final response only.
+    mutating func redirectFollowed(_ response: TransferResponse) {
+        if let proposal = takeProposedEntry(response: response, sink: .none) { store(proposal.entry, for: proposal.request) }
     }
 
     /// Stores what the will-cache decision settled on (CA-12): an ephemeral session's entries stay

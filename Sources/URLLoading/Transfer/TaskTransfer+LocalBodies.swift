@@ -27,6 +27,15 @@ extension TaskTransfer {
         perform(machine.hopEnded(.completed))
     }
 
+    /// Ends the hop with a stored response: a stored redirect is followed (or refused) as if the
+    /// origin had just sent it, anything else delivered (CA-09).
+    func serveFromCache(_ response: TransferResponse, body: LocalBody) {
+        hopResponse = response
+        localBody = body
+        redirectOrDeliver(response)
+        perform(machine.hopEnded(.completed))
+    }
+
     func deliverLocalBody(_ body: LocalBody) {
         guard !machine.isFinished, machine.abortError == nil else { return }
         do throws(TransferError) {

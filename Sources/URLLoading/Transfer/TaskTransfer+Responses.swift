@@ -18,13 +18,18 @@ extension TaskTransfer {
             deliverFinalResponse(served)
             return
         }
-        let response = received
-        hopResponse = response
-        guard !isChallenge(response) else { return }
-        switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
+        hopResponse = received
+        guard !isChallenge(received) else { return }
+        redirectOrDeliver(received)
+    }
+
+    /// A redirect asks the caller (RD-02); anything else is the task's response.
+    func redirectOrDeliver(_ response: TransferResponse) {
+        let location = response.headers["Location"]
+        switch RedirectPolicy.proposedRequest(after: request, statusCode: response.statusCode ?? 0, location: location) {
         case .notARedirect:
             if resumption.requestedOffset > 0,
-                case .restartWithoutRange = resumption.classify(head.statusCode, headers: head.headers)
+                case .restartWithoutRange = resumption.classify(response.statusCode ?? 0, headers: response.headers)
             {
                 // Nothing of this body fits the partial file (416, another start, another entity):
                 // drop it and ask for everything (DL-09, DL-10).

@@ -83,12 +83,13 @@ final class TaskTransfer: @unchecked Sendable {
     func startHop() {
         guard machine.hopStarting(request) else { return }
         hopResponse = nil
+        localBody = nil
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
         case .serve(let entry, let body):
             var response = entry.response
             response.cacheStatus = .hit
-            serveLocally(response, body: body)
+            serveFromCache(response, body: body)
             return
         case .fail(let error):
             finish(error: error)
@@ -177,7 +178,10 @@ final class TaskTransfer: @unchecked Sendable {
                 return
             }
         case .follow(let next, let resendsBody):
-            if let response = hopResponse { task.channel.push(.redirected(from: response, to: next)) }
+            if let response = hopResponse {
+                task.channel.push(.redirected(from: response, to: next))
+                caching.redirectFollowed(response)
+            }
             request = next
             task.setCurrentRequest(next)
             if !resendsBody {
