@@ -151,3 +151,19 @@ enum CacheRoutes {
             .ok, text: "response \(request.earlierRequestsWithSameURI + 1)\(bodySuffix)", headers: headers)
     }
 }
+
+extension OriginServer {
+    /// A `/cache/scripted/{name}` URL: the origin answers `status` with `headers` ("Name: Value"),
+    /// `extra` adding the route's other query parameters (see `CacheRoutes.scripted`).
+    public func scriptedCacheURL(
+        _ name: String, status: Int? = nil, headers: [String] = [], _ extra: [String: String] = [:]
+    ) -> String {
+        var query = extra
+        if let status { query["status"] = String(status) }
+        if !headers.isEmpty { query["headers"] = headers.joined(separator: "|") }
+        let encoded = query.sorted { $0.key < $1.key }.map { name, value in
+            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)"
+        }
+        return url("/cache/scripted/\(name)") + (encoded.isEmpty ? "" : "?" + encoded.joined(separator: "&"))
+    }
+}

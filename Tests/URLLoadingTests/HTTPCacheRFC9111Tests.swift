@@ -7,19 +7,6 @@ import URLLoadingTestSupport
 /// through real transfers to the in-process origin's `/cache/scripted/{name}` route.
 @Suite("HTTP cache: RFC 9111 point by point", .timeLimit(.minutes(2)))
 struct HTTPCacheRFC9111Tests {
-    /// A `/cache/scripted/{name}` URL: the origin answers `status` with `headers` ("Name: Value").
-    static func scripted(
-        _ origin: OriginServer, _ name: String, status: Int? = nil, headers: [String] = [], _ extra: [String: String] = [:]
-    ) -> String {
-        var query = extra
-        if let status { query["status"] = String(status) }
-        if !headers.isEmpty { query["headers"] = headers.joined(separator: "|") }
-        let encoded = query.sorted { $0.key < $1.key }.map { name, value in
-            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)"
-        }
-        return origin.url("/cache/scripted/\(name)") + (encoded.isEmpty ? "" : "?" + encoded.joined(separator: "&"))
-    }
-
     static func session(_ cache: any ResponseCache = try! LocalResponseCache(memoryCapacity: 4 << 20)) throws -> Session {
         try Fixture.session { $0.urlCache = cache }
     }
@@ -45,11 +32,11 @@ struct HTTPCacheRFC9111Tests {
             for (index, expires) in [
                 "Thu, 01 Dec 99 16:00:00 GMT", "Thu, 01-Dec-2099 16:00:00 GMT", "Thu, 01 Dec 2099 16:00:00 UTC", "Thu, 01 Dec 2099",
             ].enumerated() {
-                let url = Self.scripted(origin, "expires-\(index)", headers: ["Expires: \(expires)", "ETag: \"v\""])
+                let url = origin.scriptedCacheURL("expires-\(index)", headers: ["Expires: \(expires)", "ETag: \"v\""])
                 #expect(try await Self.fetch(session, url).status == .miss)
                 #expect(try await Self.fetch(session, url).status == .revalidated, "\(expires)")
             }
-            let valid = Self.scripted(origin, "expires-valid", headers: ["ETag: \"v\""], ["expires_in": "3600"])
+            let valid = origin.scriptedCacheURL("expires-valid", headers: ["ETag: \"v\""], ["expires_in": "3600"])
             _ = try await Self.fetch(session, valid)
             #expect(try await Self.fetch(session, valid).status == .hit)
         }
@@ -59,7 +46,7 @@ struct HTTPCacheRFC9111Tests {
     func ageHeaderOnHits() async throws {
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
-            let url = Self.scripted(origin, "age", headers: ["Cache-Control: max-age=3600", "Age: 100"])
+            let url = origin.scriptedCacheURL("age", headers: ["Cache-Control: max-age=3600", "Age: 100"])
             let first = try await Self.fetch(session, url)
             #expect(first.status == .miss && first.response.headers["Age"] == "100")
             let hit = try await Self.fetch(session, url)
@@ -82,10 +69,10 @@ struct HTTPCacheRFC9111Tests {
         #expect(HTTPCacheRules.ageValue(of: ["Age": "99999999999999999999"]) == 2_147_483_648)
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
-            let listed = Self.scripted(origin, "age-list", headers: ["Cache-Control: max-age=3600", "Age: 7200, 0", "ETag: \"a\""])
+            let listed = origin.scriptedCacheURL("age-list", headers: ["Cache-Control: max-age=3600", "Age: 7200, 0", "ETag: \"a\""])
             _ = try await Self.fetch(session, listed)
             #expect(try await Self.fetch(session, listed).status == .revalidated)
-            let decimal = Self.scripted(origin, "age-decimal", headers: ["Cache-Control: max-age=3600", "Age: 7200.0"])
+            let decimal = origin.scriptedCacheURL("age-decimal", headers: ["Cache-Control: max-age=3600", "Age: 7200.0"])
             _ = try await Self.fetch(session, decimal)
             #expect(try await Self.fetch(session, decimal).status == .hit)
         }
@@ -107,12 +94,23 @@ struct HTTPCacheRFC9111Tests {
         #expect(lifetime(200, ["Date": date, "Last-Modified": old, "Cache-Control": "max-age=bogus"]) == 0)
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
-            let created = Self.scripted(origin, "created", status: 201, headers: ["Last-Modified: \(old)"])
+            let created = origin.scriptedCacheURL("created", status: 201, headers: ["Last-Modified: \(old)"])
             #expect(try await Self.fetch(session, created).status == .miss)
             #expect(try await Self.fetch(session, created).body == "response 2")
-            let ok = Self.scripted(origin, "ok", headers: ["Last-Modified: \(old)"])
+            let ok = origin.scriptedCacheURL("ok", headers: ["Last-Modified: \(old)"])
             _ = try await Self.fetch(session, ok)
             #expect(try await Self.fetch(session, ok).status == .hit)
+        }
+    }
+
+    @Test("RFC 9111 §3.5: a private cache (ferry get --cache-dir) keeps a response to a request with Authorization")
+    func privateCacheStoresAuthorizedResponses() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let url = origin.scriptedCacheURL("authorized", headers: ["Cache-Control: max-age=3600"])
+            let bearer: (inout TransferRequest) -> Void = { $0.headers["Authorization"] = "Bearer mine" }
+            #expect(try await Self.fetch(session, url, configure: bearer).status == .miss)
+            #expect(try await Self.fetch(session, url, configure: bearer).status == .hit)
         }
     }
 
@@ -123,7 +121,7 @@ struct HTTPCacheRFC9111Tests {
             == ["X-Kept": "1"])
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
-            let url = Self.scripted(origin, "hop", headers: ["Cache-Control: max-age=3600", "Connection: X-Private", "X-Private: secret", "X-Kept: 1"])
+            let url = origin.scriptedCacheURL("hop", headers: ["Cache-Control: max-age=3600", "Connection: X-Private", "X-Private: secret", "X-Kept: 1"])
             let first = try await Self.fetch(session, url)
             #expect(first.response.headers["X-Private"] == "secret")
             let hit = try await Self.fetch(session, url)
@@ -137,7 +135,7 @@ struct HTTPCacheRFC9111Tests {
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
             for (index, tag) in ["unquoted-tag", "W/\"weak\"", "\"strong\""].enumerated() {
-                let url = Self.scripted(origin, "etag-\(index)", headers: ["Cache-Control: no-cache", "ETag: \(tag)"])
+                let url = origin.scriptedCacheURL("etag-\(index)", headers: ["Cache-Control: no-cache", "ETag: \(tag)"])
                 _ = try await Self.fetch(session, url)
                 #expect(try await Self.fetch(session, url).status == .revalidated)
                 #expect(sent(origin, "etag-\(index)").last?.header("If-None-Match") == tag)
@@ -164,24 +162,24 @@ struct HTTPCacheRFC9111Tests {
             let session = try Self.session()
             // PURGE: a method the cache knows nothing of (the origin's parser takes only registered ones).
             for method in ["POST", "PUT", "DELETE", "PURGE"] {
-                let url = Self.scripted(origin, "doc-\(method)", headers: ["Cache-Control: max-age=3600"])
+                let url = origin.scriptedCacheURL("doc-\(method)", headers: ["Cache-Control: max-age=3600"])
                 _ = try await Self.fetch(session, url)
                 #expect(try await Self.fetch(session, url).status == .hit)
                 _ = try await Self.fetch(session, url) { $0.method = method }
                 #expect(try await Self.fetch(session, url).status == .miss, "after \(method)")
             }
-            let target = Self.scripted(origin, "target", headers: ["Cache-Control: max-age=3600"])
-            let described = Self.scripted(origin, "described", headers: ["Cache-Control: max-age=3600"])
+            let target = origin.scriptedCacheURL("target", headers: ["Cache-Control: max-age=3600"])
+            let described = origin.scriptedCacheURL("described", headers: ["Cache-Control: max-age=3600"])
             for url in [target, described] { _ = try await Self.fetch(session, url) }
             let targetURL = try #require(URL(string: target))
             let relative = targetURL.path + "?" + (targetURL.query ?? "")
-            let form = Self.scripted(origin, "form", status: 201, headers: ["Location: \(relative)", "Content-Location: \(described)"])
+            let form = origin.scriptedCacheURL("form", status: 201, headers: ["Location: \(relative)", "Content-Location: \(described)"])
             _ = try await Self.fetch(session, form) { $0.method = "POST" }
             #expect(try await Self.fetch(session, target).status == .miss)
             #expect(try await Self.fetch(session, described).status == .miss)
 
             // An error answer changes nothing.
-            let failing = Self.scripted(origin, "failing", headers: ["Cache-Control: max-age=3600"], ["later_status": "500"])
+            let failing = origin.scriptedCacheURL("failing", headers: ["Cache-Control: max-age=3600"], ["later_status": "500"])
             _ = try await Self.fetch(session, failing)
             _ = try await Self.fetch(session, failing) { $0.method = "POST" }
             #expect(try await Self.fetch(session, failing).status == .hit)
@@ -198,15 +196,15 @@ struct HTTPCacheRFC9111Tests {
             let session = try Self.session()
             let lastModified = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT"
             for status in [404, 410, 501] {
-                let url = Self.scripted(origin, "status-\(status)", status: status, headers: [lastModified])
+                let url = origin.scriptedCacheURL("status-\(status)", status: status, headers: [lastModified])
                 _ = try await Self.fetch(session, url)
                 let hit = try await Self.fetch(session, url)
                 #expect(hit.status == .hit && hit.response.statusCode == status && hit.body == "response 1", "\(status)")
             }
-            let explicit = Self.scripted(origin, "status-503", status: 503, headers: ["Cache-Control: max-age=3600"])
+            let explicit = origin.scriptedCacheURL("status-503", status: 503, headers: ["Cache-Control: max-age=3600"])
             _ = try await Self.fetch(session, explicit)
             #expect(try await Self.fetch(session, explicit).status == .hit)
-            let plain = Self.scripted(origin, "status-500", status: 500, headers: [lastModified])
+            let plain = origin.scriptedCacheURL("status-500", status: 500, headers: [lastModified])
             _ = try await Self.fetch(session, plain)
             #expect(try await Self.fetch(session, plain).body == "response 2")
         }
@@ -216,8 +214,8 @@ struct HTTPCacheRFC9111Tests {
     func cachedRedirectFollowed() async throws {
         try await Fixture.withOrigin { origin in
             let session = try Self.session()
-            let target = Self.scripted(origin, "moved-target")
-            let moved = Self.scripted(origin, "moved", status: 301, headers: ["Location: \(target)", "Cache-Control: max-age=3600"])
+            let target = origin.scriptedCacheURL("moved-target")
+            let moved = origin.scriptedCacheURL("moved", status: 301, headers: ["Location: \(target)", "Cache-Control: max-age=3600"])
             let first = try await Self.fetch(session, moved)
             #expect(first.body == "response 1" && first.response.url.absoluteString == target)
             let second = try await Self.fetch(session, moved)
@@ -241,5 +239,123 @@ struct HTTPCacheRFC9111Tests {
             #expect(german.status == .hit && german.body == "response 2 for de")
             #expect(origin.requests.filter { $0.path == "/cache/vary" }.count == 2)
         }
+    }
+
+    private func asking(_ directives: String) -> (inout TransferRequest) -> Void { { $0.headers["Cache-Control"] = directives } }
+
+    @Test("RFC 9111 §5.2.1.2, §5.2.1.3: max-stale accepts that much staleness (any without a value, none past must-revalidate); min-fresh wants that much freshness left")
+    func maxStaleAndMinFresh() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            // Stale by about 99 seconds.
+            let stale = origin.scriptedCacheURL("stale", headers: ["Cache-Control: max-age=1", "Age: 100", "ETag: \"s\""])
+            _ = try await Self.fetch(session, stale)
+            #expect(try await Self.fetch(session, stale, configure: asking("max-stale=3600")).status == .hit)
+            #expect(try await Self.fetch(session, stale, configure: asking("max-stale")).status == .hit)
+            #expect(try await Self.fetch(session, stale, configure: asking("max-stale=10")).status == .revalidated)
+            let strict = origin.scriptedCacheURL("strict", headers: ["Cache-Control: max-age=1, must-revalidate", "Age: 100", "ETag: \"s\""])
+            _ = try await Self.fetch(session, strict)
+            #expect(try await Self.fetch(session, strict, configure: asking("max-stale")).status == .revalidated)
+
+            let fresh = origin.scriptedCacheURL("fresh", headers: ["Cache-Control: max-age=3600", "ETag: \"f\""])
+            _ = try await Self.fetch(session, fresh)
+            #expect(try await Self.fetch(session, fresh, configure: asking("min-fresh=60")).status == .hit)
+            #expect(try await Self.fetch(session, fresh, configure: asking("min-fresh=7200")).status == .revalidated)
+        }
+    }
+
+    @Test("RFC 9111 §5.2.1.7: only-if-cached is answered from a usable entry, else with the cache's own 504, never by the origin")
+    func onlyIfCached() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let never = origin.scriptedCacheURL("never")
+            let timeout = try await Self.fetch(session, never, configure: asking("only-if-cached"))
+            #expect(timeout.response.statusCode == 504 && timeout.body.isEmpty)
+            #expect(sent(origin, "never").isEmpty)
+            let fresh = origin.scriptedCacheURL("cached", headers: ["Cache-Control: max-age=3600"])
+            _ = try await Self.fetch(session, fresh)
+            #expect(try await Self.fetch(session, fresh, configure: asking("only-if-cached")).status == .hit)
+            let stale = origin.scriptedCacheURL("stale-only", headers: ["Cache-Control: max-age=1", "Age: 100"])
+            _ = try await Self.fetch(session, stale)
+            #expect(try await Self.fetch(session, stale, configure: asking("only-if-cached")).response.statusCode == 504)
+            #expect(try await Self.fetch(session, stale, configure: asking("only-if-cached, max-stale")).status == .hit)
+            #expect(sent(origin, "stale-only").count == 1)
+        }
+    }
+
+    @Test("RFC 9111 §4.3.2: the caller's own If-None-Match / If-Modified-Since is answered 304 by a fresh entry, weak comparison")
+    func callersConditionalAnsweredFromCache() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let url = origin.scriptedCacheURL("conditional", headers: ["Cache-Control: max-age=3600", "ETag: \"c1\"", "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT"])
+            _ = try await Self.fetch(session, url)
+            for condition in ["W/\"c1\"", "\"other\", \"c1\"", "*"] {
+                let answer = try await Self.fetch(session, url) { $0.headers["If-None-Match"] = condition }
+                #expect(answer.response.statusCode == 304 && answer.status == .hit && answer.body.isEmpty, "\(condition)")
+                #expect(answer.response.headers["ETag"] == "\"c1\"" && answer.response.headers["Content-Length"] == nil)
+            }
+            let changed = try await Self.fetch(session, url) { $0.headers["If-None-Match"] = "\"c0\"" }
+            #expect(changed.response.statusCode == 200 && changed.status == .hit && changed.body == "response 1")
+            let since = try await Self.fetch(session, url) { $0.headers["If-Modified-Since"] = "Mon, 07 Nov 1994 08:49:37 GMT" }
+            #expect(since.response.statusCode == 304 && since.status == .hit)
+            let before = try await Self.fetch(session, url) { $0.headers["If-Modified-Since"] = "Sat, 05 Nov 1994 08:49:37 GMT" }
+            #expect(before.response.statusCode == 200 && before.body == "response 1")
+            #expect(sent(origin, "conditional").count == 1)
+
+            // A stale entry does not answer: the caller's request goes to the origin as it is.
+            let stale = origin.scriptedCacheURL("conditional-stale", headers: ["Cache-Control: max-age=0", "ETag: \"c1\""])
+            _ = try await Self.fetch(session, stale)
+            let passed = try await Self.fetch(session, stale) { $0.headers["If-None-Match"] = "\"c1\"" }
+            #expect(passed.response.statusCode == 304 && passed.status == .miss)
+            #expect(sent(origin, "conditional-stale").last?.header("If-None-Match") == "\"c1\"")
+        }
+    }
+
+    @Test("RFC 5861 §3: stale-while-revalidate serves the stale entry as stale and refreshes it in the background")
+    func staleWhileRevalidate() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let url = origin.scriptedCacheURL("swr", headers: ["Cache-Control: max-age=1, stale-while-revalidate=3600", "Age: 10"])
+            _ = try await Self.fetch(session, url)
+            let stale = try await Self.fetch(session, url)
+            #expect(stale.status == .stale && stale.body == "response 1")
+            // The background request reaches the origin and its answer replaces the entry.
+            var refreshed = stale
+            for _ in 0..<200 where refreshed.body == "response 1" {
+                try await Task.sleep(for: .milliseconds(50))
+                refreshed = try await Self.fetch(session, url)
+            }
+            #expect(refreshed.status == .stale && refreshed.body.hasPrefix("response "), "\(refreshed.body)")
+            #expect(refreshed.body != "response 1")
+            #expect(sent(origin, "swr").allSatisfy { $0.header("Cache-Control") == nil || $0.header("Cache-Control") == "max-age=0" })
+
+            let past = origin.scriptedCacheURL("swr-past", headers: ["Cache-Control: max-age=1, stale-while-revalidate=5", "Age: 100"])
+            _ = try await Self.fetch(session, past)
+            #expect(try await Self.fetch(session, past).status == .miss)
+        }
+    }
+
+    @Test("RFC 5861 §4: stale-if-error answers for a 500/502/503/504 or a failed connection, as stale; not past must-revalidate")
+    func staleIfError() async throws {
+        let cache = try LocalResponseCache(memoryCapacity: 4 << 20)
+        let session = try Self.session(cache)
+        var gone = ""
+        try await Fixture.withOrigin { origin in
+            let url = origin.scriptedCacheURL("sie", headers: ["Cache-Control: max-age=1, stale-if-error=3600", "Age: 10"], ["later_status": "503"])
+            _ = try await Self.fetch(session, url)
+            let answer = try await Self.fetch(session, url)
+            #expect(answer.status == .stale && answer.response.statusCode == 200 && answer.body == "response 1")
+            #expect(sent(origin, "sie").count == 2, "the origin was asked, and failed")
+
+            let strict = origin.scriptedCacheURL("sie-strict", headers: ["Cache-Control: max-age=1, stale-if-error=3600, must-revalidate", "Age: 10"],
+                ["later_status": "503"])
+            _ = try await Self.fetch(session, strict)
+            #expect(try await Self.fetch(session, strict).response.statusCode == 503)
+            gone = origin.scriptedCacheURL("sie-gone", headers: ["Cache-Control: max-age=1, stale-if-error=3600", "Age: 10"])
+            _ = try await Self.fetch(session, gone)
+        }
+        // The origin is gone: the connection is refused.
+        let offline = try await Self.fetch(session, gone)
+        #expect(offline.status == .stale && offline.body == "response 1")
     }
 }

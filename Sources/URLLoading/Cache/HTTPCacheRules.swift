@@ -134,23 +134,111 @@ enum HTTPCacheRules {
     }
 
     enum Use: Equatable {
-        /// Fresh: serve it.
+        /// Fresh, or stale within what the request's `max-stale` accepts: serve it.
         case serve
+        /// Stale within the response's `stale-while-revalidate` (RFC 5861 §3): serve it, and ask
+        /// the origin again in the background.
+        case serveWhileRevalidating
         /// Stale, or it must be checked every time: ask the origin with a conditional request.
         case revalidate
     }
 
-    /// What protocol policy does with `entry` for `request` (CA-09): fresh entries are served,
-    /// unless the response or the request says `no-cache` or the request's `max-age` is shorter than
-    /// the entry's age; everything else is revalidated (`must-revalidate` entries included: stale
-    /// entries are never served).
+    /// What protocol policy does with `entry` for `request` (CA-09). `no-cache` on either side and a
+    /// request `max-age` shorter than the entry's age always revalidate; a request's `min-fresh`
+    /// wants that many seconds of freshness left (§5.2.1.3). A stale entry is served only within
+    /// the request's `max-stale` (§5.2.1.2) or the response's `stale-while-revalidate`, and never
+    /// when the response says `must-revalidate` (§5.2.2.2).
     static func use(of entry: CachedResponse, for request: TransferRequest, now: Date) -> Use {
         let responseControl = CacheControl(entry.response.headers)
         let requestControl = CacheControl(request.headers)
         if responseControl.has("no-cache") || requestControl.has("no-cache") { return .revalidate }
         let age = currentAge(of: entry, now: now)
         if let maxAge = requestControl.seconds("max-age"), age > TimeInterval(maxAge) { return .revalidate }
-        return freshnessLifetime(of: entry.response, receivedAt: entry.responseDate) > age ? .serve : .revalidate
+        let lifetime = freshnessLifetime(of: entry.response, receivedAt: entry.responseDate)
+        if let minFresh = requestControl.seconds("min-fresh"), lifetime - age < TimeInterval(minFresh) { return .revalidate }
+        if lifetime > age { return .serve }
+        let staleness = age - lifetime
+        if responseControl.has("must-revalidate") { return .revalidate }
+        if requestControl.has("max-stale") {
+            // Without an argument, any staleness is accepted.
+            guard let limit = requestControl.seconds("max-stale") else { return .serve }
+            if staleness <= TimeInterval(limit) { return .serve }
+        }
+        if let window = responseControl.seconds("stale-while-revalidate"), staleness <= TimeInterval(window) {
+            return .serveWhileRevalidating
+        }
+        return .revalidate
+    }
+
+    /// Whether a stored entry may answer in place of an error (a failed connection, or a 500, 502,
+    /// 503 or 504) while the response's or the request's `stale-if-error` covers its staleness
+    /// (RFC 5861 §4), and nothing forbids serving it stale (`no-cache`, `must-revalidate`, §4.2.4).
+    static func mayServeOnError(_ entry: CachedResponse, for request: TransferRequest, now: Date) -> Bool {
+        let responseControl = CacheControl(entry.response.headers)
+        let requestControl = CacheControl(request.headers)
+        guard !responseControl.has("no-cache"), !requestControl.has("no-cache"), !responseControl.has("must-revalidate") else {
+            return false
+        }
+        let windows = [responseControl.seconds("stale-if-error"), requestControl.seconds("stale-if-error")].compactMap { $0 }
+        guard let window = windows.max() else { return false }
+        let staleness = currentAge(of: entry, now: now) - freshnessLifetime(of: entry.response, receivedAt: entry.responseDate)
+        return staleness <= TimeInterval(window)
+    }
+
+    /// The statuses RFC 5861 §4 counts as errors.
+    static let errorStatuses: Set<Int> = [500, 502, 503, 504]
+
+    // MARK: - The caller's own conditional request (§4.3.2)
+
+    /// A GET that is conditional with `If-None-Match` or `If-Modified-Since` only: a fresh entry can
+    /// answer it. Other preconditions and ranges go to the origin as they are.
+    static func isCallersConditional(_ request: TransferRequest) -> Bool {
+        guard ResponseCacheKey.key(for: request) != nil, request.body == nil,
+            request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since")
+        else { return false }
+        return !["Range", "If-Match", "If-Unmodified-Since", "If-Range"].contains { request.headers.contains($0) }
+    }
+
+    /// Whether the stored entry makes the caller's conditional request false, so that it is answered
+    /// 304 (RFC 9110 §13.2.2): `If-None-Match` (weak comparison with the entry's ETag, `*` matches
+    /// any) decides when present; else `If-Modified-Since` (an HTTP-date, else ignored) against the
+    /// entry's Last-Modified, or its Date, or when it arrived (RFC 9111 §4.3.2).
+    static func isNotModified(_ entry: CachedResponse, for request: TransferRequest) -> Bool {
+        let noneMatch = request.headers.values(for: "If-None-Match")
+        if !noneMatch.isEmpty {
+            guard let tags = EntityTag.list(noneMatch.joined(separator: ", ")) else { return true }
+            guard let etag = entry.response.headers["ETag"] else { return false }
+            let stored = EntityTag(Substring(etag))
+            return tags.contains { $0.matchesWeakly(stored) }
+        }
+        guard let since = request.headers["If-Modified-Since"].flatMap({ HTTPDate.parse($0) }) else { return false }
+        let headers = entry.response.headers
+        let modified = headers["Last-Modified"].flatMap { HTTPDate.parse($0) } ?? headers["Date"].flatMap { HTTPDate.parse($0) }
+        return (modified ?? entry.responseDate) <= since
+    }
+
+    /// Fields of a stored response a 304 leaves out: they describe the body it does not have.
+    private static let contentHeaders: Set<String> = [
+        "content-length", "content-type", "content-encoding", "content-range", "transfer-encoding",
+    ]
+
+    /// The 304 a stored entry answers the caller's conditional request with: its other headers, the
+    /// validators and Cache-Control among them (RFC 9110 §15.4.5), and no body.
+    static func notModified(from entry: CachedResponse) -> CachedResponse {
+        var answer = entry
+        answer.response.statusCode = 304
+        answer.response.headers = HTTPHeaders(
+            entry.response.headers.filter { !contentHeaders.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
+        answer.response.expectedContentLength = 0
+        answer.body = .data(Data())
+        return answer
+    }
+
+    /// What the cache answers a request with `only-if-cached` that no stored response satisfies (§5.2.1.7).
+    static func gatewayTimeout(for request: TransferRequest) -> CachedResponse {
+        let response = TransferResponse(
+            url: request.url, statusCode: 504, headers: ["Content-Length": "0"], expectedContentLength: 0)
+        return CachedResponse(response: response, data: Data())
     }
 
     // MARK: - Revalidation (§4.3)

@@ -11,8 +11,10 @@ struct TransferCaching {
     enum HopPlan {
         /// Send this request: the hop's own, or made conditional on a stored entry.
         case network(TransferRequest)
-        /// Answer from the cache without a request, with the entry's body already opened.
-        case serve(CachedResponse, LocalBody)
+        /// Answer from the cache without a request, with the entry's body already opened: `.hit`, or
+        /// `.stale` with `revalidation` to send in the background (RFC 5861 §3). Also the cache's
+        /// own answers: a 304 to the caller's conditional request, a 504 for `only-if-cached`.
+        case serve(CachedResponse, LocalBody, CacheStatus, revalidation: TransferRequest?)
         /// `returnCacheDataDontLoad` and nothing stored (CA-08).
         case fail(TransferError)
     }
@@ -38,6 +40,9 @@ struct TransferCaching {
     /// The entry the current hop's conditional request revalidates, and its body, opened at lookup
     /// so that an eviction meanwhile cannot take it away.
     private var validating: (entry: CachedResponse, body: LocalBody)?
+    /// A stored entry that may answer instead if the hop fails or the origin answers 500, 502, 503
+    /// or 504 (`stale-if-error`, RFC 5861 §4).
+    private var fallback: (entry: CachedResponse, body: LocalBody)?
     private var hopRequest: TransferRequest?
     private var hopSent = Date()
     private var capture = Capture.none
@@ -55,6 +60,7 @@ struct TransferCaching {
     /// upload body, no resume).
     mutating func plan(for request: TransferRequest, eligible: Bool) -> HopPlan {
         validating = nil
+        fallback = nil
         capture = .none
         hopRequest = request
         hopSent = Date()
@@ -64,11 +70,16 @@ struct TransferCaching {
             // Other protocols are never cached; the policy only gates the network (CA-01).
             return policy == .returnCacheDataDontLoad ? .fail(Self.offlineMiss(request)) : .network(request)
         }
+        // The caller's own conditional request may be answered by a fresh entry (§4.3.2).
+        let callersConditional = policy == .useProtocolCachePolicy && HTTPCacheRules.isCallersConditional(request)
+        let lookedUp = eligible && policy != .reloadIgnoringLocalCacheData
+            && (HTTPCacheRules.isLookupEligible(request) || callersConditional)
         // An entry whose body file went since the lookup (evicted) counts as none.
-        let found = eligible && HTTPCacheRules.isLookupEligible(request) && policy != .reloadIgnoringLocalCacheData
-            ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        let found = lookedUp ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
         let now = Date()
-        let serve = { (found: (CachedResponse, LocalBody)) in HopPlan.serve(HTTPCacheRules.served(found.0, now: now), found.1) }
+        let serve = { (found: (CachedResponse, LocalBody)) in
+            HopPlan.serve(HTTPCacheRules.served(found.0, now: now), found.1, .hit, revalidation: nil)
+        }
         switch policy {
         case .returnCacheDataDontLoad:
             return found.map(serve) ?? .fail(Self.offlineMiss(request))
@@ -77,12 +88,39 @@ struct TransferCaching {
         case .reloadIgnoringLocalCacheData:
             return .network(request)
         case .useProtocolCachePolicy:
-            guard let found else { return .network(request) }
-            if HTTPCacheRules.use(of: found.0, for: request, now: now) == .serve { return serve(found) }
-            guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
-            validating = found
-            return .network(conditional)
+            let onlyIfCached = CacheControl(request.headers).has("only-if-cached")
+            let timeout = HopPlan.serve(HTTPCacheRules.gatewayTimeout(for: request), LocalBody(Data()), .miss, revalidation: nil)
+            guard let found else { return onlyIfCached ? timeout : .network(request) }
+            switch HTTPCacheRules.use(of: found.0, for: request, now: now) {
+            case .serve where callersConditional && HTTPCacheRules.isNotModified(found.0, for: request):
+                let answer = HTTPCacheRules.notModified(from: HTTPCacheRules.served(found.0, now: now))
+                return .serve(answer, LocalBody(Data()), .hit, revalidation: nil)
+            case .serve:
+                return serve(found)
+            case .serveWhileRevalidating where !callersConditional:
+                var revalidation = request
+                // Asks the origin past every stored entry, this one included (§5.2.1.1).
+                revalidation.headers["Cache-Control"] = "max-age=0"
+                return .serve(HTTPCacheRules.served(found.0, now: now), found.1, .stale, revalidation: revalidation)
+            case .serveWhileRevalidating, .revalidate:
+                if onlyIfCached { return timeout }
+                // The caller's conditional request goes as it is; its 304 is the caller's.
+                if callersConditional { return .network(request) }
+                if HTTPCacheRules.mayServeOnError(found.0, for: request, now: now) { fallback = found }
+                guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
+                validating = found
+                return .network(conditional)
+            }
         }
+    }
+
+    var hasFallback: Bool { fallback != nil }
+
+    /// The stored entry that answers in place of the hop's failure or error status, as `stale`
+    /// (RFC 5861 §4); nil when there is none. Taken once.
+    mutating func takeFallback() -> (CachedResponse, LocalBody)? {
+        defer { fallback = nil }
+        return fallback.map { (HTTPCacheRules.served($0.entry, now: Date()), $0.body) }
     }
 
     /// The status a response of this hop reports: nil when no cache is configured or the URL is not http(s).
@@ -93,10 +131,20 @@ struct TransferCaching {
         return .miss
     }
 
-    /// A hop's response head arrived. For a 304 to a revalidation: the stored entry refreshed with the
-    /// 304's headers (and stored again), to be delivered instead with its body. Otherwise nil, and
-    /// the body is kept for the cache when the response may be stored.
-    mutating func responseArrived(_ response: TransferResponse) -> (CachedResponse, LocalBody)? {
+    enum Arrival {
+        /// The response goes on to the task (and to the cache, when it may be stored).
+        case deliver
+        /// A 304 to a revalidation: the stored entry, refreshed with the 304's headers and stored
+        /// again, is delivered instead with its body.
+        case revalidated(CachedResponse, LocalBody)
+        /// An error status with a `stale-if-error` entry to fall back on: the hop is dropped and
+        /// `takeFallback()` answers.
+        case fallBack
+    }
+
+    /// A hop's response head arrived: what becomes of it. The body of a response that may be
+    /// stored is kept for the cache.
+    mutating func responseArrived(_ response: TransferResponse) -> Arrival {
         let now = Date()
         if let cache, let request = hopRequest {
             for url in HTTPCacheRules.invalidatedURLs(request: request, response: response) {
@@ -107,9 +155,12 @@ struct TransferCaching {
             validating = nil
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
             cache?.storeCachedResponse(refreshed, for: request)
-            return (HTTPCacheRules.served(refreshed, now: now), body)
+            fallback = nil
+            return .revalidated(HTTPCacheRules.served(refreshed, now: now), body)
         }
         validating = nil
+        if fallback != nil, let status = response.statusCode, HTTPCacheRules.errorStatuses.contains(status) { return .fallBack }
+        fallback = nil
         if let cache, let request = hopRequest, HTTPCacheRules.isStorable(
             request: request, response: response, sharedAmongCredentials: cache.isSharedAmongCredentials)
         {
@@ -117,7 +168,7 @@ struct TransferCaching {
             captureResponseDate = now
             capture = .fromSink
         }
-        return nil
+        return .deliver
     }
 
     /// Body bytes of the hop's response, on their way to `sink`: copied when it streams them, up to

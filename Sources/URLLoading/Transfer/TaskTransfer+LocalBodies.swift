@@ -36,6 +36,17 @@ extension TaskTransfer {
         perform(machine.hopEnded(.completed))
     }
 
+    /// A stale-if-error entry answers for a hop that failed or got an error status (RFC 5861 §4).
+    func answerFromCache(orFailWith error: TransferError) {
+        guard let (entry, body) = caching.takeFallback() else {
+            finish(error: error)
+            return
+        }
+        var response = entry.response
+        response.cacheStatus = .stale
+        serveFromCache(response, body: body)
+    }
+
     func deliverLocalBody(_ body: LocalBody) {
         guard !machine.isFinished, machine.abortError == nil else { return }
         do throws(TransferError) {

@@ -9,7 +9,8 @@ extension TaskTransfer {
             url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
             expectedContentLength: head.contentLength)
         received.cacheStatus = caching.statusForNetworkResponse
-        if let (refreshed, body) = caching.responseArrived(received) {
+        switch caching.responseArrived(received) {
+        case .revalidated(let refreshed, let body):
             // A 304 to our revalidation: the task sees the stored response and body (CA-09).
             var served = refreshed.response
             served.cacheStatus = .revalidated
@@ -17,6 +18,12 @@ extension TaskTransfer {
             localBody = body
             deliverFinalResponse(served)
             return
+        case .fallBack:
+            // The origin failed (5xx); a stale-if-error entry answers once curl drops the hop.
+            machine.continueWith(.answerFromCache)
+            return
+        case .deliver:
+            break
         }
         hopResponse = received
         guard !isChallenge(received) else { return }

@@ -86,9 +86,10 @@ final class TaskTransfer: @unchecked Sendable {
         localBody = nil
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
-        case .serve(let entry, let body):
+        case .serve(let entry, let body, let status, let revalidation):
+            if let revalidation { BackgroundRevalidation.start(revalidation, configuration: configuration) }
             var response = entry.response
-            response.cacheStatus = .hit
+            response.cacheStatus = status
             serveFromCache(response, body: body)
             return
         case .fail(let error):
@@ -172,6 +173,10 @@ final class TaskTransfer: @unchecked Sendable {
             }
             request = restart
             task.setCurrentRequest(restart)
+        case .answerFromCache:
+            answerFromCache(orFailWith: TransferError(
+                .resourceUnavailable, "the origin answered with an error and no stored response could stand in", failingURL: request.url))
+            return
         case .retryWithCredential:
             if let body, !body.rewind() {
                 askForNewBodyStream(for: "the retry with a credential")
@@ -207,6 +212,10 @@ final class TaskTransfer: @unchecked Sendable {
         }
         if refusedByPolicy {
             finish(error: error)
+            return
+        }
+        if caching.hasFallback {
+            answerFromCache(orFailWith: error)
             return
         }
         finish(error: tlsHook?.explaining(error, responseStarted: hopResponse != nil) ?? error)
