@@ -358,4 +358,37 @@ struct HTTPCacheRFC9111Tests {
         let offline = try await Self.fetch(session, gone)
         #expect(offline.status == .stale && offline.body == "response 1")
     }
+
+    @Test("RFC 9111 §3.4, RFC 9110 §14: one byte range is served from a fresh complete entry as a 206; several, or one past the end, go to the origin")
+    func rangeFromCompleteEntry() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let url = origin.scriptedCacheURL("ranged", headers: ["Cache-Control: max-age=3600", "ETag: \"r1\""])
+            #expect(try await Self.fetch(session, url).body == "response 1")
+            func range(_ value: String, ifRange: String? = nil) async throws -> (body: String, status: CacheStatus?, response: TransferResponse) {
+                try await Self.fetch(session, url) { request in
+                    request.headers["Range"] = value
+                    if let ifRange { request.headers["If-Range"] = ifRange }
+                }
+            }
+            for (asked, body, contentRange) in [
+                ("bytes=2-5", "spon", "bytes 2-5/10"), ("bytes=-3", "e 1", "bytes 7-9/10"), ("bytes=4-", "onse 1", "bytes 4-9/10"),
+                ("bytes=8-99", " 1", "bytes 8-9/10"),
+            ] {
+                let part = try await range(asked)
+                #expect(part.response.statusCode == 206 && part.status == .hit && part.body == body, "\(asked)")
+                #expect(part.response.headers["Content-Range"] == contentRange && part.response.headers["Content-Length"] == String(body.utf8.count))
+            }
+            #expect(try await range("bytes=0-3", ifRange: "\"r1\"").body == "resp")
+            let changed = try await range("bytes=0-3", ifRange: "\"r0\"")
+            #expect(changed.response.statusCode == 200 && changed.body == "response 1" && changed.status == .hit)
+            #expect(try await range("bytes=0-3", ifRange: "W/\"r1\"").response.statusCode == 200, "If-Range compares strongly")
+            #expect(sent(origin, "ranged").count == 1)
+
+            _ = try await range("bytes=50-")
+            _ = try await range("bytes=0-1,4-5")
+            #expect(sent(origin, "ranged").count == 3)
+            #expect(sent(origin, "ranged").last?.header("Range") == "bytes=0-1,4-5")
+        }
+    }
 }

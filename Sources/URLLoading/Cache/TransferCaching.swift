@@ -72,8 +72,10 @@ struct TransferCaching {
         }
         // The caller's own conditional request may be answered by a fresh entry (§4.3.2).
         let callersConditional = policy == .useProtocolCachePolicy && HTTPCacheRules.isCallersConditional(request)
+        // So may one byte range, from a fresh complete entry (§3.4).
+        let singleRange = policy == .useProtocolCachePolicy && HTTPCacheRules.isSingleRangeRequest(request)
         let lookedUp = eligible && policy != .reloadIgnoringLocalCacheData
-            && (HTTPCacheRules.isLookupEligible(request) || callersConditional)
+            && (HTTPCacheRules.isLookupEligible(request) || callersConditional || singleRange)
         // An entry whose body file went since the lookup (evicted) counts as none.
         let found = lookedUp ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
         let now = Date()
@@ -95,23 +97,39 @@ struct TransferCaching {
             case .serve where callersConditional && HTTPCacheRules.isNotModified(found.0, for: request):
                 let answer = HTTPCacheRules.notModified(from: HTTPCacheRules.served(found.0, now: now))
                 return .serve(answer, LocalBody(Data()), .hit, revalidation: nil)
+            case .serve where singleRange:
+                return servePart(of: found, for: request, now: now) ?? .network(request)
             case .serve:
                 return serve(found)
-            case .serveWhileRevalidating where !callersConditional:
+            case .serveWhileRevalidating where !callersConditional && !singleRange:
                 var revalidation = request
                 // Asks the origin past every stored entry, this one included (§5.2.1.1).
                 revalidation.headers["Cache-Control"] = "max-age=0"
                 return .serve(HTTPCacheRules.served(found.0, now: now), found.1, .stale, revalidation: revalidation)
             case .serveWhileRevalidating, .revalidate:
                 if onlyIfCached { return timeout }
-                // The caller's conditional request goes as it is; its 304 is the caller's.
-                if callersConditional { return .network(request) }
+                // The caller's conditional or range request goes as it is; its 304 or 206 is the caller's.
+                if callersConditional || singleRange { return .network(request) }
                 if HTTPCacheRules.mayServeOnError(found.0, for: request, now: now) { fallback = found }
                 guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
                 validating = found
                 return .network(conditional)
             }
         }
+    }
+
+    /// A fresh complete entry answering a single-range request: the part as a 206, or the whole
+    /// entry when `If-Range` says it changed; nil (ask the origin) when it is not a complete 200 or
+    /// the range is not satisfiable within it.
+    private func servePart(of found: (CachedResponse, LocalBody), for request: TransferRequest, now: Date) -> HopPlan? {
+        let (entry, body) = found
+        guard entry.response.statusCode == 200, !entry.response.headers.contains("Content-Encoding") else { return nil }
+        let served = HTTPCacheRules.served(entry, now: now)
+        guard HTTPCacheRules.ifRangeHolds(request, for: entry) else { return .serve(served, body, .hit, revalidation: nil) }
+        let length = entry.body.length
+        guard let range = HTTPCacheRules.requestedRange(request, length: length), let part = LocalBody(entry.body, range: range)
+        else { return nil }
+        return .serve(HTTPCacheRules.partialContent(from: served, range: range, length: length), part, .hit, revalidation: nil)
     }
 
     var hasFallback: Bool { fallback != nil }
