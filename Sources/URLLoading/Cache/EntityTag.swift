@@ -32,24 +32,10 @@ struct EntityTag: Equatable {
         opaqueTag == other.opaqueTag
     }
 
-    /// The tags of an `If-None-Match`-style list; nil for "*" (any current representation). Commas
-    /// inside a quoted tag do not split it.
+    /// The tags of an `If-None-Match`-style list; nil for "*" (any current representation).
     static func list(_ value: String) -> [EntityTag]? {
         if value.trimmingCharacters(in: .whitespaces) == "*" { return nil }
-        var tags: [EntityTag] = []
-        var start = value.startIndex
-        var quoted = false
-        for index in value.indices {
-            switch value[index] {
-            case "\"": quoted.toggle()
-            case "," where !quoted:
-                tags.append(EntityTag(value[start..<index]))
-                start = value.index(after: index)
-            default: break
-            }
-        }
-        tags.append(EntityTag(value[start...]))
-        return tags.filter { !$0.opaqueTag.isEmpty }
+        return FieldValueList.members(value).map(EntityTag.init).filter { !$0.opaqueTag.isEmpty }
     }
 
     private static func isQuoted(_ text: Substring) -> Bool {

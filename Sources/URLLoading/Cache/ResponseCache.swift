@@ -98,7 +98,7 @@ public enum ResponseCacheKey {
         for name in names {
             let values = request.headers.values(for: name)
             guard !values.isEmpty else { continue }
-            let members = values.flatMap { $0.split(separator: ",") }.map { member in
+            let members = values.flatMap(FieldValueList.members).map { member in
                 member.split(separator: ";", omittingEmptySubsequences: false)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ";")
             }.filter { !$0.isEmpty }
