@@ -389,4 +389,40 @@ struct HTTPCacheRFC9111Tests {
             #expect(sent(origin, "ranged").last?.header("Range") == "bytes=0-1,4-5")
         }
     }
+
+    @Test("RFC 9111 §3.3, §3.4: a 206 is stored as a part; it answers ranges inside it, never a whole GET; a complete response replaces it")
+    func storedPartialContent() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            // /bytes/ honours Range and is fresh by the heuristic (an old Last-Modified).
+            let url = origin.url("/bytes/1000")
+            func range(_ value: String) async throws -> (body: Data, status: CacheStatus?, response: TransferResponse) {
+                var request = Fixture.request(url)
+                request.headers["Range"] = value
+                let (data, response) = try await session.data(for: request)
+                return (data, response.cacheStatus, response)
+            }
+            let pattern = OriginServer.patternBytes(count: 1000)
+            let first = try await range("bytes=100-299")
+            #expect(first.response.statusCode == 206 && first.status == .miss && first.body == Data(pattern[100...299]))
+            let again = try await range("bytes=100-299")
+            #expect(again.status == .hit && again.body == Data(pattern[100...299]))
+            let inside = try await range("bytes=150-159")
+            #expect(inside.status == .hit && inside.response.statusCode == 206 && inside.body == Data(pattern[150...159]))
+            #expect(inside.response.headers["Content-Range"] == "bytes 150-159/1000")
+            #expect(origin.requests.filter { $0.path == "/bytes/1000" }.count == 1)
+
+            #expect(try await range("bytes=250-349").status == .miss, "not inside the stored part")
+            let whole = try await session.data(for: Fixture.request(url))
+            #expect(whole.1.statusCode == 200 && whole.1.cacheStatus == .miss && whole.0 == Data(pattern), "a part never answers a GET")
+            #expect(origin.requests.filter { $0.path == "/bytes/1000" }.count == 3)
+            let fromWhole = try await range("bytes=900-")
+            #expect(fromWhole.status == .hit && fromWhole.body == Data(pattern[900...]))
+            #expect(origin.requests.filter { $0.path == "/bytes/1000" }.count == 3)
+        }
+        #expect(HTTPCacheRules.isStorable(
+            request: TransferRequest(url: URL(string: "https://example.com/")!, headers: ["Range": "bytes=0-9"]),
+            response: TransferResponse(url: URL(string: "https://example.com/")!, statusCode: 206, headers: ["Content-Range": "bytes 0-9/100"]),
+            sharedAmongCredentials: false))
+    }
 }

@@ -94,7 +94,7 @@ final class TenantResponseCache: ResponseCache {
         // The entry replaces its own variant, and those of a Vary the resource no longer sends.
         let replaced = state.withLock { state in
             Self.variants(of: url, in: state).filter { variant in
-                variant.key != key && ResponseCacheKey.varyDiffers(variant.head.response, cachedResponse.response)
+                variant.key != key && ResponseCacheKey.replaces(cachedResponse, variant.head)
             }.map(\.key)
         }
         for variant in replaced { removeEntry(variant) }

@@ -11,14 +11,15 @@ enum HTTPCacheRules {
     /// Status codes a cache may give a heuristic freshness lifetime (RFC 9110 §15.1, RFC 9111 §4.2.2).
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
-    /// Whether a response to `request` may be stored (§3): a final status other than 206 (§3.3) and
-    /// 304, to a GET, without `no-store` on either side and not `Vary: *`, that says how long it stays
+    /// Whether a response to `request` may be stored (§3): a final status other than 304 (and a 206
+    /// only with one part of a known whole, §3.3), to a GET, without `no-store` on either side and not
+    /// `Vary: *`, that says how long it stays
     /// fresh (`max-age`, `Expires`), is marked cacheable (`public`, or `private`: this is a private
     /// cache), or has a heuristically cacheable status. `s-maxage` is ignored (§5.2.2.10). A cache
     /// shared among credentials stores a response to a request with `Authorization` only when it
     /// says `public`, `must-revalidate` or `s-maxage` (§3.5).
     static func isStorable(request: TransferRequest, response: TransferResponse, sharedAmongCredentials: Bool) -> Bool {
-        guard let status = response.statusCode, status >= 200, status != 206, status != 304,
+        guard let status = response.statusCode, status >= 200, status != 304, status != 206 || contentRange(of: response) != nil,
             ResponseCacheKey.key(for: request) != nil,
             ResponseCacheKey.varyingHeaderNames(of: response) != nil
         else { return false }
@@ -282,6 +283,40 @@ enum HTTPCacheRules {
         return (first, last)
     }
 
+    /// A 206's one part: its bytes and the whole representation's length, from
+    /// `Content-Range: bytes first-last/length`; nil for anything else (several parts, `*` length).
+    static func contentRange(of response: TransferResponse) -> (range: ClosedRange<Int64>, length: Int64)? {
+        guard response.statusCode == 206, let value = response.headers["Content-Range"]?.trimmingCharacters(in: .whitespaces),
+            value.lowercased().hasPrefix("bytes ")
+        else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let length = Int64(parts[1]), let (first, last) = parseRange(parts[0]), let first, let last,
+            last < length
+        else { return nil }
+        return (first...last, length)
+    }
+
+    /// The bytes a stored entry holds and the whole representation's length: all of a complete 200,
+    /// the part of a 206; nil for other statuses and encoded bodies (whose bytes are not the
+    /// representation's).
+    static func storedBytes(of entry: CachedResponse) -> (range: ClosedRange<Int64>, length: Int64)? {
+        guard !entry.response.headers.contains("Content-Encoding") else { return nil }
+        if entry.response.statusCode == 206 { return contentRange(of: entry.response) }
+        let length = entry.body.length
+        guard entry.response.statusCode == 200, length > 0 else { return nil }
+        return (0...(length - 1), length)
+    }
+
+    /// Whether `entry` may answer `request` at all: a stored part (206) only a single-range request
+    /// whose range lies inside it; anything else any request.
+    static func mayAnswer(_ entry: CachedResponse, _ request: TransferRequest) -> Bool {
+        guard entry.response.statusCode == 206 else { return true }
+        guard isSingleRangeRequest(request), let (stored, length) = storedBytes(of: entry),
+            let asked = requestedRange(request, length: length)
+        else { return false }
+        return stored.contains(asked.lowerBound) && stored.contains(asked.upperBound)
+    }
+
     /// Whether the request's `If-Range` lets the entry answer with a part (RFC 9110 §13.1.5): the
     /// same strong ETag (strong comparison), or the same Last-Modified date; without one, it does.
     static func ifRangeHolds(_ request: TransferRequest, for entry: CachedResponse) -> Bool {
@@ -295,8 +330,8 @@ enum HTTPCacheRules {
         return date == lastModified
     }
 
-    /// The 206 for `range` of a stored complete 200 of `length` bytes (RFC 9110 §15.3.7): its
-    /// headers, with the part's Content-Range and Content-Length.
+    /// The 206 for `range` of a stored entry whose representation has `length` bytes (RFC 9110
+    /// §15.3.7): its headers, with the part's Content-Range and Content-Length.
     static func partialContent(from entry: CachedResponse, range: ClosedRange<Int64>, length: Int64) -> CachedResponse {
         var answer = entry
         answer.response.statusCode = 206

@@ -86,10 +86,12 @@ public final class LocalResponseCache: ResponseCache {
         state.withLock { state in
             // The entry replaces its own variant, and those of a Vary the resource no longer sends.
             let replaced = Self.variants(of: url, in: state).filter { variant, head in
-                variant == key || ResponseCacheKey.varyDiffers(head.response, cachedResponse.response)
+                variant == key || ResponseCacheKey.replaces(cachedResponse, head)
             }.map(\.key)
             for variant in replaced { state.memory[variant] = nil }
-            state.disk?.remove(replaced.filter { $0 != key || cachedResponse.storagePolicy != .allowed })
+            // The disk write below replaces its own key's record; without one, the old record goes too.
+            let writesToDisk = cachedResponse.storagePolicy == .allowed && cachedResponse.cost <= diskCapacity / 10
+            state.disk?.remove(replaced.filter { $0 != key || !writesToDisk })
             guard cachedResponse.storagePolicy != .notAllowed else { return }
             var entry = cachedResponse
             entry.response.cacheStatus = nil

@@ -53,10 +53,12 @@ public enum ResponseCacheKey {
 
     /// The key `entry` is stored under for `request`: its variant of the request's key. A URL never
     /// holds a line break, so the variant part cannot be mistaken for part of another key.
+    /// A stored part (206) has a key of its own beside the complete response's.
     public static func storageKey(of entry: CachedResponse, for request: TransferRequest) -> String? {
         guard let key = key(for: request) else { return nil }
         let variant = entry.varyingRequestHeaders.sorted { $0.key < $1.key }.map { "\n\($0.key): \($0.value)" }.joined()
-        return key + variant
+        let part = HTTPCacheRules.contentRange(of: entry.response).map { "\ncontent-range: \($0.range)/\($0.length)" } ?? ""
+        return key + variant + part
     }
 
     /// Whether `storageKey` holds a variant of the URL `key` names.
@@ -65,12 +67,18 @@ public enum ResponseCacheKey {
         return stored.starts(with: url) && (stored.count == url.count || stored.dropFirst(url.count).first == UInt8(ascii: "\n"))
     }
 
-    /// Of a URL's stored variants, the one to answer `request` with: the most recent (by `Date`, else
-    /// by arrival) of those its varying headers match (RFC 9111 §4.1).
+    /// Of a URL's stored variants, the one to answer `request` with: of those its varying headers
+    /// match (RFC 9111 §4.1), a complete response before a stored part (which answers only a range
+    /// inside it, §3.4), then the most recent (by `Date`, else by arrival).
     public static func preferredVariant<Variant>(
         of variants: [Variant], for request: TransferRequest, entry: (Variant) -> CachedResponse
     ) -> Variant? {
-        variants.filter { varyMatches(entry($0), request) }.max { recency(entry($0)) < recency(entry($1)) }
+        func rank(_ variant: Variant) -> (Int, Date) {
+            let stored = entry(variant)
+            return (stored.response.statusCode == 206 ? 0 : 1, recency(stored))
+        }
+        return variants.filter { varyMatches(entry($0), request) && HTTPCacheRules.mayAnswer(entry($0), request) }
+            .max { rank($0) < rank($1) }
     }
 
     private static func recency(_ entry: CachedResponse) -> Date {
@@ -110,10 +118,12 @@ public enum ResponseCacheKey {
 
     private static let caseInsensitiveValues: Set<String> = ["accept-encoding", "accept-language", "accept-charset"]
 
-    /// Whether two responses for one URL vary on different headers: a new one replaces the other's
-    /// variants, as the resource now selects by something else.
-    public static func varyDiffers(_ old: TransferResponse, _ new: TransferResponse) -> Bool {
-        varyingHeaderNames(of: old).map(Set.init) != varyingHeaderNames(of: new).map(Set.init)
+    /// Whether storing `new` removes `old`, stored for the same URL under another key: when they vary
+    /// on different headers (the resource now selects by something else), and a stored part once a
+    /// complete response arrives.
+    public static func replaces(_ new: CachedResponse, _ old: CachedResponse) -> Bool {
+        if varyingHeaderNames(of: old.response).map(Set.init) != varyingHeaderNames(of: new.response).map(Set.init) { return true }
+        return old.response.statusCode == 206 && new.response.statusCode != 206
     }
 
     /// Whether `entry` may answer `request`: the same values for every header its response varies on.

@@ -118,16 +118,19 @@ struct TransferCaching {
         }
     }
 
-    /// A fresh complete entry answering a single-range request: the part as a 206, or the whole
-    /// entry when `If-Range` says it changed; nil (ask the origin) when it is not a complete 200 or
-    /// the range is not satisfiable within it.
+    /// A fresh entry answering a single-range request (§3.4): the range as a 206, read from a complete
+    /// 200 or from a stored part that holds it; the whole 200 when `If-Range` says it changed; nil
+    /// (ask the origin) when the range is not satisfiable from the entry.
     private func servePart(of found: (CachedResponse, LocalBody), for request: TransferRequest, now: Date) -> HopPlan? {
         let (entry, body) = found
-        guard entry.response.statusCode == 200, !entry.response.headers.contains("Content-Encoding") else { return nil }
+        guard let (stored, length) = HTTPCacheRules.storedBytes(of: entry) else { return nil }
         let served = HTTPCacheRules.served(entry, now: now)
-        guard HTTPCacheRules.ifRangeHolds(request, for: entry) else { return .serve(served, body, .hit, revalidation: nil) }
-        let length = entry.body.length
-        guard let range = HTTPCacheRules.requestedRange(request, length: length), let part = LocalBody(entry.body, range: range)
+        guard HTTPCacheRules.ifRangeHolds(request, for: entry) else {
+            return entry.response.statusCode == 200 ? .serve(served, body, .hit, revalidation: nil) : nil
+        }
+        guard let range = HTTPCacheRules.requestedRange(request, length: length), stored.contains(range.lowerBound),
+            stored.contains(range.upperBound),
+            let part = LocalBody(entry.body, range: (range.lowerBound - stored.lowerBound)...(range.upperBound - stored.lowerBound))
         else { return nil }
         return .serve(HTTPCacheRules.partialContent(from: served, range: range, length: length), part, .hit, revalidation: nil)
     }
@@ -235,6 +238,8 @@ struct TransferCaching {
         case (.none, _): return nil
         }
         guard body.length <= Int64(captureLimit) else { return nil }
+        // A part is stored only as exactly its bytes (a resumed download's file holds more).
+        if let (range, _) = HTTPCacheRules.contentRange(of: response), body.length != Int64(range.count) { return nil }
         var stored = response
         stored.cacheStatus = nil
         stored.headers = HTTPCacheRules.storableHeaders(response.headers)
