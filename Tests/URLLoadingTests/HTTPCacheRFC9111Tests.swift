@@ -425,4 +425,28 @@ struct HTTPCacheRFC9111Tests {
             response: TransferResponse(url: URL(string: "https://example.com/")!, statusCode: 206, headers: ["Content-Range": "bytes 0-9/100"]),
             sharedAmongCredentials: false))
     }
+
+    @Test("RFC 9111 §4.1: a URL's variants are found by their URL key; keys gone from the cache are forgotten, the index stays near the cache's size")
+    func variantIndex() {
+        var index = VariantIndex()
+        var live: Set<String> = []
+        let url = "GET https://example.com/a"
+        for key in [url, url + "\naccept-language: en", url + "\naccept-language: fr", "GET https://example.com/ab"] {
+            live.insert(key)
+            index.insert(key) { Array(live) }
+        }
+        #expect(Set(index.keys(of: url) { live.contains($0) }) == [url, url + "\naccept-language: en", url + "\naccept-language: fr"])
+        live.remove(url + "\naccept-language: fr")
+        #expect(Set(index.keys(of: url) { live.contains($0) }) == [url, url + "\naccept-language: en"])
+        // Ten thousand URLs stored and evicted one after another: a rebuild drops what went.
+        for n in 0..<10_000 {
+            let key = "GET https://example.com/\(n)"
+            live = [url, key]
+            index.insert(key) { Array(live) }
+        }
+        var asked: [String] = []
+        #expect(index.keys(of: url) { asked.append($0); return live.contains($0) } == [url])
+        #expect(asked == [url], "the forgotten variant is not even asked about")
+        #expect(index.keys(of: "GET https://example.com/5") { _ in true }.isEmpty, "rebuilt from the live keys")
+    }
 }

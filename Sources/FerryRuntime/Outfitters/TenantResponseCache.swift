@@ -36,6 +36,14 @@ final class TenantResponseCache: ResponseCache {
         var pending: [String: PendingWrite] = [:]
         var seenRevision: Int64 = 0
         var lastFullLoad: ContinuousClock.Instant?
+        /// The storage keys of each URL's variants.
+        var variants = VariantIndex()
+
+        mutating func put(_ entry: TenantCacheEntry) {
+            entries[entry.key] = entry
+            let entries = entries
+            variants.insert(entry.key) { Array(entries.keys) }
+        }
     }
 
     private let state = Mutex(State())
@@ -56,7 +64,7 @@ final class TenantResponseCache: ResponseCache {
     func cachedResponse(for request: TransferRequest) -> CachedResponse? {
         guard let url = ResponseCacheKey.key(for: request),
             let (key, entry) = state.withLock({ state in
-                ResponseCacheKey.preferredVariant(of: Self.variants(of: url, in: state), for: request, entry: \.head)
+                ResponseCacheKey.preferredVariant(of: Self.variants(of: url, in: &state), for: request, entry: \.head)
                     .map { ($0.key, $0.entry) }
             })
         else { return nil }
@@ -93,7 +101,7 @@ final class TenantResponseCache: ResponseCache {
         else { return }
         // The entry replaces its own variant, and those of a Vary the resource no longer sends.
         let replaced = state.withLock { state in
-            Self.variants(of: url, in: state).filter { variant in
+            Self.variants(of: url, in: &state).filter { variant in
                 variant.key != key && ResponseCacheKey.replaces(cachedResponse, variant.head)
             }.map(\.key)
         }
@@ -120,7 +128,7 @@ final class TenantResponseCache: ResponseCache {
         let unused = state.withLock { state -> [String] in
             var unused: [String] = []
             if let old = state.entries[key] { unused.append(old.bodyFile) }
-            state.entries[key] = entry
+            state.put(entry)
             state.pending[key] = .store(entry)
             var usage = state.entries.values.reduce(0) { $0 + $1.cost }
             for victim in state.entries.values.sorted(by: { $0.lastUsedAt < $1.lastUsedAt }) where usage > diskCapacity {
@@ -137,13 +145,14 @@ final class TenantResponseCache: ResponseCache {
     /// Removes every variant of the request's URL.
     func removeCachedResponse(for request: TransferRequest) {
         guard let url = ResponseCacheKey.key(for: request) else { return }
-        for key in state.withLock({ Self.variants(of: url, in: $0).map(\.key) }) { removeEntry(key) }
+        for key in state.withLock({ Self.variants(of: url, in: &$0).map(\.key) }) { removeEntry(key) }
     }
 
     /// The URL's variants, each with the head the engine compares (the body is not opened here).
-    private static func variants(of url: String, in state: State) -> [(key: String, entry: TenantCacheEntry, head: CachedResponse)] {
-        state.entries.compactMap { key, entry in
-            guard ResponseCacheKey.isVariant(key, of: url), let head = entry.cachedResponse(body: .data(Data())) else { return nil }
+    private static func variants(of url: String, in state: inout State) -> [(key: String, entry: TenantCacheEntry, head: CachedResponse)] {
+        let entries = state.entries
+        return state.variants.keys(of: url) { entries[$0] != nil }.compactMap { key in
+            guard let entry = entries[key], let head = entry.cachedResponse(body: .data(Data())) else { return nil }
             return (key, entry, head)
         }
     }
@@ -196,7 +205,7 @@ final class TenantResponseCache: ResponseCache {
                 state.lastFullLoad = started
             }
             for row in rows where state.pending[row.key] == nil {
-                state.entries[row.key] = row
+                state.put(row)
             }
             state.seenRevision = max(state.seenRevision, revision)
         }

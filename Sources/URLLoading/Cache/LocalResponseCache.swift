@@ -23,6 +23,8 @@ public final class LocalResponseCache: ResponseCache {
         var memory: [String: MemoryEntry] = [:]
         var disk: CacheDiskIndex?
         var use: UInt64 = 0
+        /// The storage keys of each URL's variants, in either tier.
+        var variants = VariantIndex()
 
         mutating func nextUse() -> UInt64 {
             use += 1
@@ -30,6 +32,11 @@ public final class LocalResponseCache: ResponseCache {
         }
 
         var memoryUsage: Int { memory.values.reduce(0) { $0 + $1.entry.cost } }
+
+        mutating func recordVariant(_ key: String) {
+            let (memory, disk) = (memory, disk)
+            variants.insert(key) { Array(Set(memory.keys).union(disk?.records.keys ?? [:].keys)) }
+        }
     }
 
     private let state: Locked<State>
@@ -45,6 +52,7 @@ public final class LocalResponseCache: ResponseCache {
             let disk = try CacheDiskIndex(directory: directory)
             initial.use = disk.highestUse
             initial.disk = disk
+            for key in disk.records.keys { initial.recordVariant(key) }
         }
         state = Locked(initial)
     }
@@ -55,7 +63,7 @@ public final class LocalResponseCache: ResponseCache {
     public func cachedResponse(for request: TransferRequest) -> CachedResponse? {
         guard let url = ResponseCacheKey.key(for: request) else { return nil }
         return state.withLock { state -> CachedResponse? in
-            guard let key = Self.preferredVariant(of: url, for: request, in: state) else { return nil }
+            guard let key = Self.preferredVariant(of: url, for: request, in: &state) else { return nil }
             if let found = state.memory[key] {
                 let use = state.nextUse()
                 state.memory[key]?.lastUse = use
@@ -85,7 +93,7 @@ public final class LocalResponseCache: ResponseCache {
         let now = Date()
         state.withLock { state in
             // The entry replaces its own variant, and those of a Vary the resource no longer sends.
-            let replaced = Self.variants(of: url, in: state).filter { variant, head in
+            let replaced = Self.variants(of: url, in: &state).filter { variant, head in
                 variant == key || ResponseCacheKey.replaces(cachedResponse, head)
             }.map(\.key)
             for variant in replaced { state.memory[variant] = nil }
@@ -102,6 +110,7 @@ public final class LocalResponseCache: ResponseCache {
             guard entry.storagePolicy == .allowed, var disk = state.disk, entry.cost <= diskCapacity / 10 else { return }
             do {
                 try disk.store(entry, key: key, use: use, storedAt: now)
+                state.recordVariant(key)
             } catch {
                 // A full or read-only disk loses the entry's disk copy, nothing else.
                 disk.remove([key])
@@ -115,7 +124,7 @@ public final class LocalResponseCache: ResponseCache {
     public func removeCachedResponse(for request: TransferRequest) {
         guard let url = ResponseCacheKey.key(for: request) else { return }
         state.withLock { state in
-            let keys = Self.variants(of: url, in: state).map(\.key)
+            let keys = Self.variants(of: url, in: &state).map(\.key)
             for key in keys { state.memory[key] = nil }
             state.disk?.remove(keys)
         }
@@ -139,19 +148,18 @@ public final class LocalResponseCache: ResponseCache {
 
     /// The URL's variants in either tier, by storage key, each with its head (a disk record's body
     /// is not read here).
-    private static func variants(of url: String, in state: State) -> [(key: String, head: CachedResponse)] {
-        var found: [String: CachedResponse] = [:]
-        for (key, value) in state.memory where ResponseCacheKey.isVariant(key, of: url) { found[key] = value.entry }
-        if let disk = state.disk {
-            for (key, record) in disk.records where found[key] == nil && ResponseCacheKey.isVariant(key, of: url) {
-                found[key] = disk.entry(of: record, body: .data(Data()))
-            }
+    private static func variants(of url: String, in state: inout State) -> [(key: String, head: CachedResponse)] {
+        let (memory, disk) = (state.memory, state.disk)
+        let keys = state.variants.keys(of: url) { memory[$0] != nil || disk?.records[$0] != nil }
+        return keys.compactMap { key in
+            if let entry = memory[key]?.entry { return (key, entry) }
+            guard let disk, let record = disk.records[key], let head = disk.entry(of: record, body: .data(Data())) else { return nil }
+            return (key, head)
         }
-        return found.map { ($0.key, $0.value) }
     }
 
-    private static func preferredVariant(of url: String, for request: TransferRequest, in state: State) -> String? {
-        ResponseCacheKey.preferredVariant(of: variants(of: url, in: state), for: request, entry: \.head)?.key
+    private static func preferredVariant(of url: String, for request: TransferRequest, in state: inout State) -> String? {
+        ResponseCacheKey.preferredVariant(of: variants(of: url, in: &state), for: request, entry: \.head)?.key
     }
 
     /// The entry with its body in memory: a file body is read (the caller checked that it fits the
@@ -169,6 +177,7 @@ public final class LocalResponseCache: ResponseCache {
     ) {
         guard entry.cost <= capacity / 10 else { return }
         state.memory[key] = MemoryEntry(entry: entry, lastUse: use, storedAt: storedAt)
+        state.recordVariant(key)
         var usage = state.memoryUsage
         for (victim, value) in state.memory.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where usage > capacity {
             usage -= value.entry.cost

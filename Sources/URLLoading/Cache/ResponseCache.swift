@@ -61,12 +61,6 @@ public enum ResponseCacheKey {
         return key + variant + part
     }
 
-    /// Whether `storageKey` holds a variant of the URL `key` names.
-    public static func isVariant(_ storageKey: String, of key: String) -> Bool {
-        let (stored, url) = (storageKey.utf8, key.utf8)
-        return stored.starts(with: url) && (stored.count == url.count || stored.dropFirst(url.count).first == UInt8(ascii: "\n"))
-    }
-
     /// Of a URL's stored variants, the one to answer `request` with: of those its varying headers
     /// match (RFC 9111 §4.1), a complete response before a stored part (which answers only a range
     /// inside it, §3.4), then the most recent (by `Date`, else by arrival).
