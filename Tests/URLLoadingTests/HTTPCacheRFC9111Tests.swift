@@ -449,4 +449,34 @@ struct HTTPCacheRFC9111Tests {
         #expect(asked == [url], "the forgotten variant is not even asked about")
         #expect(index.keys(of: "GET https://example.com/5") { _ in true }.isEmpty, "rebuilt from the live keys")
     }
+
+    @Test("RFC 9111 §3.4: stored parts with the same strong ETag that cover the whole make a complete entry; other validators never combine")
+    func partsCombined() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            func range(_ url: String, _ value: String) async throws -> TransferResponse {
+                var request = Fixture.request(url)
+                request.headers["Range"] = value
+                return try await session.data(for: request).1
+            }
+            let pattern = OriginServer.patternBytes(count: 1000)
+            let url = origin.url("/bytes/1000")
+            #expect(try await range(url, "bytes=0-399").statusCode == 206)
+            #expect(try await range(url, "bytes=600-").statusCode == 206)
+            #expect(try await range(url, "bytes=300-699").statusCode == 206)
+            let (whole, response) = try await session.data(for: Fixture.request(url))
+            #expect(response.cacheStatus == .hit && response.statusCode == 200 && whole == Data(pattern))
+            #expect(response.headers["Content-Length"] == "1000" && response.headers["Content-Range"] == nil)
+            #expect(origin.requests.filter { $0.path == "/bytes/1000" }.count == 3)
+
+            // A new version between the parts (another ETag), or weak ETags: no combining.
+            for options in ["changes=1", "etag=weak"] {
+                let other = origin.url("/resumable/1000?\(options)")
+                _ = try await range(other, "bytes=0-499")
+                _ = try await range(other, "bytes=500-999")
+                let plain = try await session.data(for: Fixture.request(other)).1
+                #expect(plain.cacheStatus == .miss, "\(options)")
+            }
+        }
+    }
 }

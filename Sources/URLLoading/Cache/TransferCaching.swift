@@ -263,6 +263,12 @@ struct TransferCaching {
         guard let cache, var entry else { return }
         if memoryOnly, entry.storagePolicy == .allowed { entry.storagePolicy = .allowedInMemoryOnly }
         cache.storeCachedResponse(entry, for: request)
+        // A part that completes the parts stored before it makes a complete entry (§3.4).
+        guard entry.storagePolicy != .notAllowed,
+            let whole = PartialResponses.completed(by: entry, for: request, in: cache, directory: FileManager.default.temporaryDirectory)
+        else { return }
+        cache.storeCachedResponse(whole.entry, for: whole.request)
+        try? FileManager.default.removeItem(at: whole.file)
     }
 
     /// Whether the delegate may be asked about storing (CA-11): not in ephemeral sessions. Only data
