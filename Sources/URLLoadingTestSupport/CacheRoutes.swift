@@ -70,6 +70,8 @@ enum CacheRoutes {
     /// - `headers=Name:Value|Name:Value`: response headers as given (a `Date` of now is added unless
     ///   one is given; `expires_in=S` adds an IMF-fixdate `Expires` S seconds from now).
     /// - `echo=Header`: the body also names the request's value of that header.
+    /// - `not_modified_etag=T`: every GET with If-None-Match gets a 304 with `ETag: T` (an origin
+    ///   whose 304 names another version than the one asked about).
     /// A GET whose `If-None-Match` names the response's `ETag` (weak comparison, RFC 9110 §13.1.2), or
     /// (without If-None-Match) whose `If-Modified-Since` is not before its `Last-Modified`, gets 304.
     @Sendable
@@ -85,6 +87,11 @@ enum CacheRoutes {
         }
         let first = request.earlierRequestsWithSameURI == 0
         let code = (first ? nil : request.query["later_status"].flatMap(Int.init)) ?? request.query["status"].flatMap(Int.init) ?? 200
+        if let tag = request.query["not_modified_etag"], request.header("If-None-Match") != nil {
+            headers.replaceOrAdd(name: "etag", value: tag)
+            try await response.send(.notModified, headers: headers)
+            return
+        }
         if request.method == "GET", (200..<300).contains(code), isNotModified(request, headers) {
             try await response.send(.notModified, headers: headers)
             return

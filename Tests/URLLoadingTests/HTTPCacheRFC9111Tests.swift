@@ -479,4 +479,21 @@ struct HTTPCacheRFC9111Tests {
             }
         }
     }
+
+    @Test("RFC 9111 §4.3.4: a 304 refreshes the stored entry only when its ETag names it (weak one weakly); else the response is fetched anew")
+    func notModifiedMustNameTheEntry() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let other = origin.scriptedCacheURL(
+                "other-version", headers: ["Cache-Control: no-cache", "ETag: \"a\""], ["not_modified_etag": "\"b\""])
+            _ = try await Self.fetch(session, other)
+            let refetched = try await Self.fetch(session, other)
+            #expect(refetched.status == .miss && refetched.body == "response 3", "\(refetched.body)")
+            #expect(sent(origin, "other-version").map { $0.header("If-None-Match") } == [nil, "\"a\"", nil])
+
+            let weak = origin.scriptedCacheURL(
+                "weak-version", headers: ["Cache-Control: no-cache", "ETag: \"a\""], ["not_modified_etag": "W/\"a\""])
+            #expect(try await Self.fetchTwice(session, weak).status == .revalidated)
+        }
+    }
 }

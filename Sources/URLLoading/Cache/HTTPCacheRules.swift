@@ -363,6 +363,20 @@ enum HTTPCacheRules {
         return conditional
     }
 
+    /// Whether a 304 to a revalidation names the stored entry, so that it may refresh it (§4.3.4): a
+    /// strong ETag must match the entry's strongly, a weak one weakly (RFC 9110 §8.8.3.2); without an
+    /// ETag, a Last-Modified must be the entry's. A 304 without validators refreshes the one entry
+    /// that was revalidated.
+    static func notModifiedSelects(_ entry: CachedResponse, _ notModified: TransferResponse) -> Bool {
+        guard let tag = notModified.headers["ETag"] else {
+            guard let date = notModified.headers["Last-Modified"] else { return true }
+            return entry.response.headers["Last-Modified"].flatMap { HTTPDate.parse($0) } == HTTPDate.parse(date)
+        }
+        guard let stored = entry.response.headers["ETag"] else { return false }
+        let (new, old) = (EntityTag(Substring(tag)), EntityTag(Substring(stored)))
+        return new.isWeak ? new.matchesWeakly(old) : new.matchesStrongly(old)
+    }
+
     /// Headers a 304 must not replace: they describe the stored body, not the new message (§3.2).
     private static let bodyHeaders: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
 

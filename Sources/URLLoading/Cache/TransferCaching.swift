@@ -161,6 +161,9 @@ struct TransferCaching {
         /// An error status with a `stale-if-error` entry to fall back on: the hop is dropped and
         /// `takeFallback()` answers.
         case fallBack
+        /// A 304 that names another version than the stored one (§4.3.4): it refreshes nothing,
+        /// and this request, sent past the cache, fetches the response.
+        case refetch(TransferRequest)
     }
 
     /// A hop's response head arrived: what becomes of it. The body of a response that may be
@@ -174,6 +177,11 @@ struct TransferCaching {
         }
         if let (entry, body) = validating, response.statusCode == 304, let request = hopRequest {
             validating = nil
+            guard HTTPCacheRules.notModifiedSelects(entry, response) else {
+                var unconditional = request
+                unconditional.cachePolicy = .reloadIgnoringLocalCacheData
+                return .refetch(unconditional)
+            }
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
             cache?.storeCachedResponse(refreshed, for: request)
             fallback = nil

@@ -22,6 +22,9 @@ extension TaskTransfer {
             // The origin failed (5xx); a stale-if-error entry answers once curl drops the hop.
             machine.continueWith(.answerFromCache)
             return
+        case .refetch(let unconditional):
+            machine.continueWith(.refetchIgnoringCache(unconditional))
+            return
         case .deliver:
             break
         }

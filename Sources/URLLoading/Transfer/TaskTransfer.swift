@@ -173,6 +173,8 @@ final class TaskTransfer: @unchecked Sendable {
             }
             request = restart
             task.setCurrentRequest(restart)
+        case .refetchIgnoringCache(let unconditional):
+            request = unconditional
         case .answerFromCache:
             answerFromCache(orFailWith: TransferError(
                 .resourceUnavailable, "the origin answered with an error and no stored response could stand in", failingURL: request.url))

@@ -47,6 +47,9 @@ struct TransferStateMachine {
         case retryWithCredential
         /// No request: a stored response answers instead of the hop's error status (RFC 5861 §4).
         case answerFromCache
+        /// The same request past the cache: a 304 named another version than the stored one
+        /// (RFC 9111 §4.3.4).
+        case refetchIgnoringCache(TransferRequest)
     }
 
     enum Action: Equatable {
