@@ -13,9 +13,8 @@ enum HTTPCacheRules {
 
     /// Whether a response to `request` may be stored (§3): a final status other than 304 (and a 206
     /// only with one part of a known whole, §3.3), to a GET, without `no-store` on either side and not
-    /// `Vary: *`, that says how long it stays
-    /// fresh (`max-age`, `Expires`), is marked cacheable (`public`, or `private`: this is a private
-    /// cache), or has a heuristically cacheable status. `s-maxage` is ignored (§5.2.2.10). A cache
+    /// `Vary: *`, that says how long it stays fresh (`max-age`, `Expires`), is marked cacheable
+    /// (`public`, or `private`: this is a private cache), or has a heuristically cacheable status. `s-maxage` is ignored (§5.2.2.10). A cache
     /// shared among credentials stores a response to a request with `Authorization` only when it
     /// says `public`, `must-revalidate` or `s-maxage` (§3.5).
     static func isStorable(request: TransferRequest, response: TransferResponse, sharedAmongCredentials: Bool) -> Bool {
@@ -189,158 +188,6 @@ enum HTTPCacheRules {
     /// The statuses RFC 5861 §4 counts as errors.
     static let errorStatuses: Set<Int> = [500, 502, 503, 504]
 
-    // MARK: - The caller's own conditional request (§4.3.2)
-
-    /// A GET that is conditional with `If-None-Match` or `If-Modified-Since` only: a fresh entry can
-    /// answer it. Other preconditions and ranges go to the origin as they are.
-    static func isCallersConditional(_ request: TransferRequest) -> Bool {
-        guard ResponseCacheKey.key(for: request) != nil, request.body == nil,
-            request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since")
-        else { return false }
-        return !["Range", "If-Match", "If-Unmodified-Since", "If-Range"].contains { request.headers.contains($0) }
-    }
-
-    /// Whether the stored entry makes the caller's conditional request false, so that it is answered
-    /// 304 (RFC 9110 §13.2.2): `If-None-Match` (weak comparison with the entry's ETag, `*` matches
-    /// any) decides when present; else `If-Modified-Since` (an HTTP-date, else ignored) against the
-    /// entry's Last-Modified, or its Date, or when it arrived (RFC 9111 §4.3.2).
-    static func isNotModified(_ entry: CachedResponse, for request: TransferRequest) -> Bool {
-        let noneMatch = request.headers.values(for: "If-None-Match")
-        if !noneMatch.isEmpty {
-            guard let tags = EntityTag.list(noneMatch.joined(separator: ", ")) else { return true }
-            guard let etag = entry.response.headers["ETag"] else { return false }
-            let stored = EntityTag(Substring(etag))
-            return tags.contains { $0.matchesWeakly(stored) }
-        }
-        guard let since = request.headers["If-Modified-Since"].flatMap({ HTTPDate.parse($0) }) else { return false }
-        let headers = entry.response.headers
-        let modified = headers["Last-Modified"].flatMap { HTTPDate.parse($0) } ?? headers["Date"].flatMap { HTTPDate.parse($0) }
-        return (modified ?? entry.responseDate) <= since
-    }
-
-    /// Fields of a stored response a 304 leaves out: they describe the body it does not have.
-    private static let contentHeaders: Set<String> = [
-        "content-length", "content-type", "content-encoding", "content-range", "transfer-encoding",
-    ]
-
-    /// The 304 a stored entry answers the caller's conditional request with: its other headers, the
-    /// validators and Cache-Control among them (RFC 9110 §15.4.5), and no body.
-    static func notModified(from entry: CachedResponse) -> CachedResponse {
-        var answer = entry
-        answer.response.statusCode = 304
-        answer.response.headers = HTTPHeaders(
-            entry.response.headers.filter { !contentHeaders.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
-        answer.response.expectedContentLength = 0
-        answer.body = .data(Data())
-        return answer
-    }
-
-    // MARK: - Ranges (§3.4, RFC 9110 §14)
-
-    /// A GET for one byte range (`Range: bytes=first-last`, `first-` or `-suffix`, one field line),
-    /// with no precondition but `If-Range`: a fresh complete entry can answer it with a 206.
-    /// Several ranges go to the origin.
-    static func isSingleRangeRequest(_ request: TransferRequest) -> Bool {
-        guard ResponseCacheKey.key(for: request) != nil, request.body == nil, request.headers.values(for: "Range").count == 1,
-            let spec = byteRangeSpec(request)
-        else { return false }
-        return !["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"].contains { request.headers.contains($0) }
-            && parseRange(spec) != nil
-    }
-
-    /// The bytes the request's single range covers in a representation of `length` bytes; nil when
-    /// it is not satisfiable there (RFC 9110 §14.1.1: a last position past the end is cut to it).
-    static func requestedRange(_ request: TransferRequest, length: Int64) -> ClosedRange<Int64>? {
-        guard length > 0, let spec = byteRangeSpec(request), let (first, last) = parseRange(spec) else { return nil }
-        guard let first else {
-            // A suffix: the last `last` bytes.
-            guard let suffix = last, suffix > 0 else { return nil }
-            return max(0, length - suffix)...(length - 1)
-        }
-        guard first < length else { return nil }
-        return first...min(last ?? (length - 1), length - 1)
-    }
-
-    private static func byteRangeSpec(_ request: TransferRequest) -> Substring? {
-        guard let value = request.headers["Range"]?.trimmingCharacters(in: .whitespaces),
-            value.lowercased().hasPrefix("bytes=")
-        else { return nil }
-        return value.dropFirst(6)
-    }
-
-    /// `first-last`, `first-` or `-suffix`, digits only, first ≤ last.
-    private static func parseRange(_ spec: Substring) -> (first: Int64?, last: Int64?)? {
-        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        func number(_ text: Substring) -> Int64?? {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { return .some(nil) }
-            guard trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(trimmed) else { return nil }
-            return .some(value)
-        }
-        guard let first = number(parts[0]), let last = number(parts[1]), first != nil || last != nil else { return nil }
-        if let first, let last, first > last { return nil }
-        return (first, last)
-    }
-
-    /// A 206's one part: its bytes and the whole representation's length, from
-    /// `Content-Range: bytes first-last/length`; nil for anything else (several parts, `*` length).
-    static func contentRange(of response: TransferResponse) -> (range: ClosedRange<Int64>, length: Int64)? {
-        guard response.statusCode == 206, let value = response.headers["Content-Range"]?.trimmingCharacters(in: .whitespaces),
-            value.lowercased().hasPrefix("bytes ")
-        else { return nil }
-        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let length = Int64(parts[1]), let (first, last) = parseRange(parts[0]), let first, let last,
-            last < length
-        else { return nil }
-        return (first...last, length)
-    }
-
-    /// The bytes a stored entry holds and the whole representation's length: all of a complete 200,
-    /// the part of a 206; nil for other statuses and encoded bodies (whose bytes are not the
-    /// representation's).
-    static func storedBytes(of entry: CachedResponse) -> (range: ClosedRange<Int64>, length: Int64)? {
-        guard !entry.response.headers.contains("Content-Encoding") else { return nil }
-        if entry.response.statusCode == 206 { return contentRange(of: entry.response) }
-        let length = entry.body.length
-        guard entry.response.statusCode == 200, length > 0 else { return nil }
-        return (0...(length - 1), length)
-    }
-
-    /// Whether `entry` may answer `request` at all: a stored part (206) only a single-range request
-    /// whose range lies inside it; anything else any request.
-    static func mayAnswer(_ entry: CachedResponse, _ request: TransferRequest) -> Bool {
-        guard entry.response.statusCode == 206 else { return true }
-        guard isSingleRangeRequest(request), let (stored, length) = storedBytes(of: entry),
-            let asked = requestedRange(request, length: length)
-        else { return false }
-        return stored.contains(asked.lowerBound) && stored.contains(asked.upperBound)
-    }
-
-    /// Whether the request's `If-Range` lets the entry answer with a part (RFC 9110 §13.1.5): the
-    /// same strong ETag (strong comparison), or the same Last-Modified date; without one, it does.
-    static func ifRangeHolds(_ request: TransferRequest, for entry: CachedResponse) -> Bool {
-        guard let condition = request.headers["If-Range"]?.trimmingCharacters(in: .whitespaces) else { return true }
-        if condition.hasPrefix("\"") || condition.hasPrefix("W/") {
-            guard let etag = entry.response.headers["ETag"] else { return false }
-            return EntityTag(Substring(condition)).matchesStrongly(EntityTag(Substring(etag)))
-        }
-        guard let date = HTTPDate.parse(condition), let lastModified = entry.response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
-        else { return false }
-        return date == lastModified
-    }
-
-    /// The 206 for `range` of a stored entry whose representation has `length` bytes (RFC 9110
-    /// §15.3.7): its headers, with the part's Content-Range and Content-Length.
-    static func partialContent(from entry: CachedResponse, range: ClosedRange<Int64>, length: Int64) -> CachedResponse {
-        var answer = entry
-        answer.response.statusCode = 206
-        answer.response.headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
-        answer.response.headers["Content-Length"] = String(range.count)
-        answer.response.expectedContentLength = Int64(range.count)
-        return answer
-    }
-
     /// What the cache answers a request with `only-if-cached` that no stored response satisfies (§5.2.1.7).
     static func gatewayTimeout(for request: TransferRequest) -> CachedResponse {
         let response = TransferResponse(
@@ -399,8 +246,9 @@ enum HTTPCacheRules {
         return refreshed
     }
 
-    /// Whether a request may be answered from the cache at all: a plain GET with no body, no range and
-    /// no validators of its own (those are the caller's conditional request, passed through as is).
+    /// Whether a request may be answered by any stored entry, under every cache policy: a plain GET
+    /// with no body, no range and no preconditions. The caller's own conditional and single-range
+    /// requests have rules of their own (`isCallersConditional`, `isSingleRangeRequest`).
     static func isLookupEligible(_ request: TransferRequest) -> Bool {
         guard ResponseCacheKey.key(for: request) != nil, request.body == nil else { return false }
         return !["Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
