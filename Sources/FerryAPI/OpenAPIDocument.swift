@@ -3078,9 +3078,10 @@ enum OpenAPIDocument {
                 "enum": [
                   "hit",
                   "revalidated",
-                  "miss"
+                  "miss",
+                  "stale"
                 ],
-                "description": "What the cache did: `hit` served from the cache without asking the origin, `revalidated` the origin confirmed the stored entry (304), `miss` the origin sent the response. Absent when no cache took part (not an http or https URL)."
+                "description": "What the cache did: `hit` served from the cache without asking the origin, `revalidated` the origin confirmed the stored entry (304), `miss` the origin sent the response, `stale` served from the cache although stale, as the origin allowed (`stale-while-revalidate`: the origin is asked again in the background; `stale-if-error`: the origin failed or answered 500, 502, 503 or 504; RFC 5861). Absent when no cache took part (not an http or https URL)."
               },
               "content_expired": {
                 "type": "boolean",

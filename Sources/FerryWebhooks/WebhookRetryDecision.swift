@@ -30,11 +30,7 @@ enum WebhookRetryDecision {
     static func retryAfter(_ text: String, now: Date = Date()) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed) { return seconds >= 0 ? .seconds(seconds) : nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
         return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
     }
 }

@@ -64,6 +64,60 @@ enum CacheRoutes {
             bodySuffix: " for \(request.header("Accept-Language") ?? "no language")")
     }
 
+    /// `/cache/scripted/{name}`: a response the query describes, for the RFC 9111 cases one route each
+    /// would not cover. Any method.
+    /// - `status=N` (default 200); `later_status=N`: the status of every request after the first.
+    /// - `headers=Name:Value|Name:Value`: response headers as given (a `Date` of now is added unless
+    ///   one is given; `expires_in=S` adds an IMF-fixdate `Expires` S seconds from now).
+    /// - `echo=Header`: the body also names the request's value of that header.
+    /// - `not_modified_etag=T`: every GET with If-None-Match gets a 304 with `ETag: T` (an origin
+    ///   whose 304 names another version than the one asked about).
+    /// A GET whose `If-None-Match` names the response's `ETag` (weak comparison, RFC 9110 §13.1.2), or
+    /// (without If-None-Match) whose `If-Modified-Since` is not before its `Last-Modified`, gets 304.
+    @Sendable
+    static func scripted(_ request: OriginRequest, _ response: OriginResponder) async throws {
+        var headers = HTTPHeaders()
+        for field in (request.query["headers"] ?? "").split(separator: "|") {
+            guard let colon = field.firstIndex(of: ":") else { continue }
+            headers.add(name: String(field[..<colon]), value: field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        if !headers.contains(name: "date") { headers.add(name: "date", value: HTTPDate.format(Date())) }
+        if let seconds = request.query["expires_in"].flatMap(TimeInterval.init) {
+            headers.add(name: "expires", value: HTTPDate.format(Date().addingTimeInterval(seconds)))
+        }
+        let first = request.earlierRequestsWithSameURI == 0
+        let code = (first ? nil : request.query["later_status"].flatMap(Int.init)) ?? request.query["status"].flatMap(Int.init) ?? 200
+        if let tag = request.query["not_modified_etag"], request.header("If-None-Match") != nil {
+            headers.replaceOrAdd(name: "etag", value: tag)
+            try await response.send(.notModified, headers: headers)
+            return
+        }
+        if request.method == "GET", (200..<300).contains(code), isNotModified(request, headers) {
+            try await response.send(.notModified, headers: headers)
+            return
+        }
+        var body = "response \(request.earlierRequestsWithSameURI + 1)"
+        if let echoed = request.query["echo"] { body += " for \(request.header(echoed) ?? "none")" }
+        try await response.send(HTTPResponseStatus(statusCode: code), text: body, headers: headers)
+    }
+
+    private static func isNotModified(_ request: OriginRequest, _ headers: HTTPHeaders) -> Bool {
+        func opaque(_ tag: Substring) -> Substring {
+            let trimmed = Substring(tag.trimmingCharacters(in: .whitespaces))
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        if let condition = request.header("If-None-Match") {
+            guard let etag = headers.first(name: "etag") else { return false }
+            return condition.split(separator: ",").contains { opaque($0) == opaque(Substring(etag)) || $0.trimmingCharacters(in: .whitespaces) == "*" }
+        }
+        if let condition = request.header("If-Modified-Since"), let since = HTTPDate.parse(condition),
+            let lastModified = headers.first(name: "last-modified").flatMap(HTTPDate.parse)
+        {
+            return lastModified <= since
+        }
+        return false
+    }
+
     /// A fixed point for Last-Modified, so that validators do not change between requests.
     private static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -102,5 +156,21 @@ enum CacheRoutes {
         }
         try await response.send(
             .ok, text: "response \(request.earlierRequestsWithSameURI + 1)\(bodySuffix)", headers: headers)
+    }
+}
+
+extension OriginServer {
+    /// A `/cache/scripted/{name}` URL: the origin answers `status` with `headers` ("Name: Value"),
+    /// `extra` adding the route's other query parameters (see `CacheRoutes.scripted`).
+    public func scriptedCacheURL(
+        _ name: String, status: Int? = nil, headers: [String] = [], _ extra: [String: String] = [:]
+    ) -> String {
+        var query = extra
+        if let status { query["status"] = String(status) }
+        if !headers.isEmpty { query["headers"] = headers.joined(separator: "|") }
+        let encoded = query.sorted { $0.key < $1.key }.map { name, value in
+            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)"
+        }
+        return url("/cache/scripted/\(name)") + (encoded.isEmpty ? "" : "?" + encoded.joined(separator: "&"))
     }
 }

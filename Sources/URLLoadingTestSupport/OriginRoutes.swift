@@ -61,6 +61,7 @@ struct OriginRouter: Sendable {
             OriginRoute(.exact("/cache/last-modified"), CacheRoutes.lastModified),
             OriginRoute(.prefix("/cache/expires/"), CacheRoutes.expires),
             OriginRoute(.exact("/cache/vary"), CacheRoutes.vary),
+            OriginRoute(.prefix("/cache/scripted/"), CacheRoutes.scripted),
             OriginRoute(.prefix("/cookies/"), CookieRoutes.serve),
             OriginRoute(.prefix("/protected/"), AuthRoutes.protected),
             OriginRoute(.prefix(JobEventStreamRoute.prefix), JobEventStreamRoute.serve),

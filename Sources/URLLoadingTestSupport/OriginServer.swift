@@ -17,7 +17,8 @@ import NIOCore
 ///   after reading the body slowly.
 /// - `/http-version`, `/tls-info`, `/mime?type=T&bytes=N`.
 /// - `/cache/max-age/{s}`, `/cache/no-store`, `/cache/no-cache`, `/cache/last-modified`,
-///   `/cache/expires/{s}`, `/cache/vary`: caching headers, bodies numbered per URI (see `CacheRoutes`).
+///   `/cache/expires/{s}`, `/cache/vary`, `/cache/scripted/{name}` (headers and status from the
+///   query): caching headers, bodies numbered per URI (see `CacheRoutes`).
 /// - `/cookies/.../{set,raw,expire,redirect,show}`: setting and showing cookies (see `CookieRoutes`).
 /// - `/protected/...?schemes=basic,digest,bearer&...`: Basic, Digest and Bearer challenges (see `AuthRoutes`).
 /// - `/job-events/v1/jobs/{id}/events`: a gateway job's event stream that breaks once (see

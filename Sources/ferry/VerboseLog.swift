@@ -29,6 +29,7 @@ enum VerboseLog {
         case .hit: "* cache hit: served from the cache"
         case .revalidated: "* cache revalidated: the origin answered 304, served from the cache"
         case .miss: "* cache miss: fetched from the origin"
+        case .stale: "* cache stale: served stale, as the origin allows (stale-while-revalidate or stale-if-error)"
         }
     }
 

@@ -40,4 +40,14 @@ struct JobRetryPolicyTests {
         #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: date), attempt: 1, now: now) == .seconds(30))
         #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: "soon"), attempt: 1, now: now, random: { 0 }) == .seconds(1))
     }
+
+    @Test("RFC 9110 §5.6.7: a Retry-After date is an HTTP-date (the obsolete formats too), nothing looser")
+    func retryAfterHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let obsolete = "Tuesday, 14-Nov-23 22:13:50 GMT"
+        #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: obsolete), attempt: 1, now: now) == .seconds(30))
+        for loose in ["Tue, 14 Nov 2023 22:13:50 UTC", "Tue, 14 Nov 23 22:13:50 GMT"] {
+            #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: loose), attempt: 1, now: now, random: { 0 }) == .seconds(1), "\(loose)")
+        }
+    }
 }

@@ -57,6 +57,16 @@ struct CookieParsingTests {
         #expect(SetCookieParser.parse("a=1; Domain=0.0.1", from: URL(string: "http://127.0.0.1/")!) == nil)
     }
 
+    @Test("RFC 6265 §5.2.3: exactly one leading dot of Domain is removed; a second one matches no host (CK-03)")
+    func doubleDotDomain() {
+        let host = URL(string: "https://www.example.org/")!
+        #expect(SetCookieParser.parse("foo=bar; domain=..example.org", from: host) == nil)
+        #expect(SetCookieParser.parse("foo=bar; domain=..www.example.org", from: host) == nil)
+        #expect(SetCookieParser.parse("foo=bar; domain=.example.org", from: host)?.domain == "example.org")
+        // The last Domain attribute is the one that counts (§5.3 step 4).
+        #expect(SetCookieParser.parse("foo=bar; domain=..example.org; domain=example.org", from: host)?.domain == "example.org")
+    }
+
     @Test("Secure cookies are refused from http and never sent over it; SameSite=None needs Secure (CK-01, CK-02)")
     func secure() throws {
         #expect(SetCookieParser.parse("a=1; Secure", from: URL(string: "http://example.com/")!) == nil)

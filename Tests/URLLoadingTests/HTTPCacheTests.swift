@@ -64,23 +64,40 @@ struct HTTPCacheRuleTests {
         #expect(HTTPCacheRules.use(of: fresh, for: pragma, now: start) == .revalidate)
     }
 
-    @Test("storable: complete 2xx GETs without no-store; private is fine; Authorization needs public (CA-01, CA-09)")
+    @Test("RFC 9111 §3: final statuses with freshness or a heuristically cacheable status, no no-store; private is fine (CA-01, CA-09)")
     func storable() {
         let get = TransferRequest(url: url)
-        func storable(_ status: Int, _ headers: HTTPHeaders, request: TransferRequest? = nil) -> Bool {
-            HTTPCacheRules.isStorable(request: request ?? get, response: TransferResponse(url: url, statusCode: status, headers: headers))
+        func storable(_ status: Int, _ headers: HTTPHeaders, request: TransferRequest? = nil, shared: Bool = false) -> Bool {
+            HTTPCacheRules.isStorable(
+                request: request ?? get, response: TransferResponse(url: url, statusCode: status, headers: headers),
+                sharedAmongCredentials: shared)
         }
         #expect(storable(200, ["Cache-Control": "private, max-age=60"]))
         #expect(storable(200, ["ETag": "\"x\""]))
         #expect(!storable(200, ["Cache-Control": "no-store"]))
         #expect(!storable(206, ["Cache-Control": "max-age=60"]))
-        #expect(!storable(404, ["Cache-Control": "max-age=60"]))
+        #expect(!storable(304, ["Cache-Control": "max-age=60"]))
+        #expect(storable(404, [:]) && storable(410, [:]) && storable(301, ["Location": "/b"]) && storable(308, [:]))
+        #expect(!storable(201, ["ETag": "\"x\""]) && !storable(302, ["Location": "/b"]) && !storable(500, [:]))
+        #expect(storable(302, ["Location": "/b", "Cache-Control": "max-age=60"]) && storable(500, ["Expires": "0"]))
         #expect(!storable(200, ["Cache-Control": "max-age=60", "Vary": "*"]))
         #expect(!storable(200, ["Cache-Control": "max-age=60"], request: TransferRequest(url: url, method: "POST")))
         #expect(!storable(200, ["Cache-Control": "max-age=60"], request: TransferRequest(url: URL(string: "ftp://example.com/a")!)))
+    }
+
+    @Test("RFC 9111 §3.5: a cache shared among credentials stores Authorization responses only with public, must-revalidate or s-maxage")
+    func storableWithAuthorization() {
         let authorized = TransferRequest(url: url, headers: ["Authorization": "Bearer t"])
-        #expect(!storable(200, ["Cache-Control": "max-age=60"], request: authorized))
-        #expect(storable(200, ["Cache-Control": "public, max-age=60"], request: authorized))
+        func storable(_ headers: HTTPHeaders, shared: Bool) -> Bool {
+            HTTPCacheRules.isStorable(
+                request: authorized, response: TransferResponse(url: url, statusCode: 200, headers: headers), sharedAmongCredentials: shared)
+        }
+        #expect(storable(["Cache-Control": "max-age=60"], shared: false))
+        #expect(!storable(["Cache-Control": "max-age=60"], shared: true))
+        #expect(!storable(["Cache-Control": "private, max-age=60"], shared: true))
+        for allowing in ["public, max-age=60", "max-age=60, must-revalidate", "s-maxage=60"] {
+            #expect(storable(["Cache-Control": allowing], shared: true), "\(allowing)")
+        }
     }
 
     @Test("a 304 replaces the stored headers it names, keeps the body and its length (CA-09)")

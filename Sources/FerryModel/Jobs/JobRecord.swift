@@ -79,7 +79,7 @@ public struct JobRecord: Sendable, Equatable {
         public var size: Int64
         public var sha256: String
         public var contentType: String?
-        /// What the cache did: `hit`, `revalidated` or `miss` (`CacheStatus`); nil when no cache took part.
+        /// What the cache did: `hit`, `revalidated`, `miss` or `stale` (`CacheStatus`); nil when no cache took part.
         public var cache: String?
         /// True once the content passed its retention and was removed (`ContentRetention`); the
         /// size and digest stay, for the record.

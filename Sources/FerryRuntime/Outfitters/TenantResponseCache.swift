@@ -23,6 +23,8 @@ final class TenantResponseCache: ResponseCache {
     var memoryCapacity: Int { 0 }
     var currentMemoryUsage: Int { 0 }
     var currentDiskUsage: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.cost } } }
+    /// Every job of the tenant uses this cache, each with its own credentials (RFC 9111 §3.5).
+    var isSharedAmongCredentials: Bool { true }
 
     private let files: GatewayFiles
     private var directory: String { "cache/\(tenantID.uuidString.lowercased())" }
@@ -34,6 +36,14 @@ final class TenantResponseCache: ResponseCache {
         var pending: [String: PendingWrite] = [:]
         var seenRevision: Int64 = 0
         var lastFullLoad: ContinuousClock.Instant?
+        /// The storage keys of each URL's variants.
+        var variants = VariantIndex()
+
+        mutating func put(_ entry: TenantCacheEntry) {
+            entries[entry.key] = entry
+            let entries = entries
+            variants.insert(entry.key) { Array(entries.keys) }
+        }
     }
 
     private let state = Mutex(State())
@@ -52,7 +62,12 @@ final class TenantResponseCache: ResponseCache {
     // MARK: - ResponseCache, called by the engine
 
     func cachedResponse(for request: TransferRequest) -> CachedResponse? {
-        guard let key = ResponseCacheKey.key(for: request), let entry = state.withLock({ $0.entries[key] }) else { return nil }
+        guard let url = ResponseCacheKey.key(for: request),
+            let (key, entry) = state.withLock({ state in
+                ResponseCacheKey.preferredVariant(of: Self.variants(of: url, in: &state), for: request, entry: \.head)
+                    .map { ($0.key, $0.entry) }
+            })
+        else { return nil }
         guard let path = files.absolute(entry.bodyFile), let length = Self.fileLength(path),
             let cached = entry.cachedResponse(body: .file(URL(fileURLWithPath: path), length: length))
         else {
@@ -64,7 +79,6 @@ final class TenantResponseCache: ResponseCache {
             }
             return nil
         }
-        guard ResponseCacheKey.varyMatches(cached, request) else { return nil }
         let now = Date()
         state.withLock { state in
             guard state.entries[key]?.bodyFile == entry.bodyFile else { return }
@@ -83,7 +97,15 @@ final class TenantResponseCache: ResponseCache {
     }
 
     func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request), let key = ResponseCacheKey.storageKey(of: cachedResponse, for: request)
+        else { return }
+        // The entry replaces its own variant, and those of a Vary the resource no longer sends.
+        let replaced = state.withLock { state in
+            Self.variants(of: url, in: &state).filter { variant in
+                variant.key != key && ResponseCacheKey.replaces(cachedResponse, variant.head)
+            }.map(\.key)
+        }
+        for variant in replaced { removeEntry(variant) }
         // Only whole-disk entries: this cache has no memory tier for `allowedInMemoryOnly` ones, and an
         // entry over a tenth of the limit would push out too much (the engine's own caches' rule).
         guard cachedResponse.storagePolicy == .allowed, cachedResponse.cost <= diskCapacity / 10 else {
@@ -106,7 +128,7 @@ final class TenantResponseCache: ResponseCache {
         let unused = state.withLock { state -> [String] in
             var unused: [String] = []
             if let old = state.entries[key] { unused.append(old.bodyFile) }
-            state.entries[key] = entry
+            state.put(entry)
             state.pending[key] = .store(entry)
             var usage = state.entries.values.reduce(0) { $0 + $1.cost }
             for victim in state.entries.values.sorted(by: { $0.lastUsedAt < $1.lastUsedAt }) where usage > diskCapacity {
@@ -120,9 +142,19 @@ final class TenantResponseCache: ResponseCache {
         removeFiles(unused)
     }
 
+    /// Removes every variant of the request's URL.
     func removeCachedResponse(for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
-        removeEntry(key)
+        guard let url = ResponseCacheKey.key(for: request) else { return }
+        for key in state.withLock({ Self.variants(of: url, in: &$0).map(\.key) }) { removeEntry(key) }
+    }
+
+    /// The URL's variants, each with the head the engine compares (the body is not opened here).
+    private static func variants(of url: String, in state: inout State) -> [(key: String, entry: TenantCacheEntry, head: CachedResponse)] {
+        let entries = state.entries
+        return state.variants.keys(of: url) { entries[$0] != nil }.compactMap { key in
+            guard let entry = entries[key], let head = entry.cachedResponse(body: .data(Data())) else { return nil }
+            return (key, entry, head)
+        }
     }
 
     func removeCachedResponses(since date: Date) {
@@ -173,7 +205,7 @@ final class TenantResponseCache: ResponseCache {
                 state.lastFullLoad = started
             }
             for row in rows where state.pending[row.key] == nil {
-                state.entries[row.key] = row
+                state.put(row)
             }
             state.seenRevision = max(state.seenRevision, revision)
         }

@@ -6,7 +6,7 @@ struct CacheControl: Equatable {
     init(_ headers: HTTPHeaders) {
         let values = headers.values(for: "Cache-Control")
         for value in values {
-            for directive in Self.split(value) {
+            for directive in FieldValueList.members(value) {
                 let parts = directive.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
                 guard !name.isEmpty else { continue }
@@ -31,23 +31,5 @@ struct CacheControl: Equatable {
             return nil
         }
         return Int(argument) ?? Int.max
-    }
-
-    /// Commas inside quoted arguments (`no-cache="Set-Cookie, Foo"`) do not split.
-    private static func split(_ value: String) -> [Substring] {
-        var pieces: [Substring] = []
-        var start = value.startIndex
-        var quoted = false
-        for index in value.indices {
-            switch value[index] {
-            case "\"": quoted.toggle()
-            case "," where !quoted:
-                pieces.append(value[start..<index])
-                start = value.index(after: index)
-            default: break
-            }
-        }
-        pieces.append(value[start...])
-        return pieces
     }
 }

@@ -33,6 +33,34 @@ public enum CachedBodyFile {
         }
     }
 
+    /// Makes a new private file at `destination` of the given pieces of bodies, in order, each copied
+    /// in chunks of `chunkSize` (never whole in memory); on failure nothing is left there.
+    static func concatenate(_ pieces: [(body: CachedResponse.Body, bytes: ClosedRange<Int64>)], to destination: URL) throws {
+        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw posixError("cannot create \(destination.path)") }
+        var closed = false
+        defer { if !closed { close(output) } }
+        do {
+            for (body, bytes) in pieces {
+                switch body {
+                case .data(let data):
+                    try data[Int(bytes.lowerBound)...Int(bytes.upperBound)].withUnsafeBytes { try writeAll($0, to: output, source: "a cached body") }
+                case .file(let source, _):
+                    let input = open(source.path, O_RDONLY | O_CLOEXEC)
+                    guard input >= 0 else { throw posixError("cannot open \(source.path)") }
+                    defer { close(input) }
+                    guard lseek(input, off_t(bytes.lowerBound), SEEK_SET) >= 0 else { throw posixError("cannot seek in \(source.path)") }
+                    try copyByReading(input, output, remaining: Int64(bytes.count), source: source.path)
+                }
+            }
+            closed = true
+            guard close(output) == 0 else { throw posixError("cannot write \(destination.path)") }
+        } catch {
+            unlink(destination.path)
+            throw error
+        }
+    }
+
     /// Copies the first `length` bytes of `source` into a new private file at `destination`:
     /// `sendfile(2)` (in the kernel, no buffer here) where it takes files, a bounded read/write loop
     /// otherwise.
@@ -67,14 +95,18 @@ public enum CachedBodyFile {
             let count = read(input, buffer.baseAddress, Int(min(Int64(chunkSize), remaining)))
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { throw posixError("cannot read \(source)") }
-            var written = 0
-            while written < count {
-                let step = Glibc.write(output, buffer.baseAddress! + written, count - written)
-                if step < 0, errno == EINTR { continue }
-                guard step > 0 else { throw posixError("cannot write the cache's copy of \(source)") }
-                written += step
-            }
+            try writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: output, source: source)
             remaining -= Int64(count)
+        }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to output: Int32, source: String) throws {
+        var written = 0
+        while written < bytes.count {
+            let step = Glibc.write(output, bytes.baseAddress! + written, bytes.count - written)
+            if step < 0, errno == EINTR { continue }
+            guard step > 0 else { throw posixError("cannot write the cache's copy of \(source)") }
+            written += step
         }
     }
 

@@ -23,6 +23,8 @@ public final class LocalResponseCache: ResponseCache {
         var memory: [String: MemoryEntry] = [:]
         var disk: CacheDiskIndex?
         var use: UInt64 = 0
+        /// The storage keys of each URL's variants, in either tier.
+        var variants = VariantIndex()
 
         mutating func nextUse() -> UInt64 {
             use += 1
@@ -30,6 +32,11 @@ public final class LocalResponseCache: ResponseCache {
         }
 
         var memoryUsage: Int { memory.values.reduce(0) { $0 + $1.entry.cost } }
+
+        mutating func recordVariant(_ key: String) {
+            let (memory, disk) = (memory, disk)
+            variants.insert(key) { Array(Set(memory.keys).union(disk?.records.keys ?? [:].keys)) }
+        }
     }
 
     private let state: Locked<State>
@@ -45,6 +52,7 @@ public final class LocalResponseCache: ResponseCache {
             let disk = try CacheDiskIndex(directory: directory)
             initial.use = disk.highestUse
             initial.disk = disk
+            for key in disk.records.keys { initial.recordVariant(key) }
         }
         state = Locked(initial)
     }
@@ -53,10 +61,10 @@ public final class LocalResponseCache: ResponseCache {
     public var currentDiskUsage: Int { state.withLock { $0.disk?.usage ?? 0 } }
 
     public func cachedResponse(for request: TransferRequest) -> CachedResponse? {
-        guard let key = ResponseCacheKey.key(for: request) else { return nil }
+        guard let url = ResponseCacheKey.key(for: request) else { return nil }
         return state.withLock { state -> CachedResponse? in
+            guard let key = Self.preferredVariant(of: url, for: request, in: &state) else { return nil }
             if let found = state.memory[key] {
-                guard ResponseCacheKey.varyMatches(found.entry, request) else { return nil }
                 let use = state.nextUse()
                 state.memory[key]?.lastUse = use
                 if state.disk?.records[key] != nil { state.disk?.touch(key, use: use) }
@@ -70,7 +78,6 @@ public final class LocalResponseCache: ResponseCache {
                 state.disk?.remove([key])
                 return nil
             }
-            guard ResponseCacheKey.varyMatches(entry, request) else { return nil }
             let use = state.nextUse()
             state.disk?.touch(key, use: use)
             if inMemory {
@@ -81,11 +88,18 @@ public final class LocalResponseCache: ResponseCache {
     }
 
     public func storeCachedResponse(_ cachedResponse: CachedResponse, for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request), let key = ResponseCacheKey.storageKey(of: cachedResponse, for: request)
+        else { return }
         let now = Date()
         state.withLock { state in
-            state.memory[key] = nil
-            if cachedResponse.storagePolicy != .allowed { state.disk?.remove([key]) }
+            // The entry replaces its own variant, and those of a Vary the resource no longer sends.
+            let replaced = Self.variants(of: url, in: &state).filter { variant, head in
+                variant == key || ResponseCacheKey.replaces(cachedResponse, head)
+            }.map(\.key)
+            for variant in replaced { state.memory[variant] = nil }
+            // The disk write below replaces its own key's record; without one, the old record goes too.
+            let writesToDisk = cachedResponse.storagePolicy == .allowed && cachedResponse.cost <= diskCapacity / 10
+            state.disk?.remove(replaced.filter { $0 != key || !writesToDisk })
             guard cachedResponse.storagePolicy != .notAllowed else { return }
             var entry = cachedResponse
             entry.response.cacheStatus = nil
@@ -96,6 +110,7 @@ public final class LocalResponseCache: ResponseCache {
             guard entry.storagePolicy == .allowed, var disk = state.disk, entry.cost <= diskCapacity / 10 else { return }
             do {
                 try disk.store(entry, key: key, use: use, storedAt: now)
+                state.recordVariant(key)
             } catch {
                 // A full or read-only disk loses the entry's disk copy, nothing else.
                 disk.remove([key])
@@ -105,11 +120,13 @@ public final class LocalResponseCache: ResponseCache {
         }
     }
 
+    /// Removes every variant of the request's URL.
     public func removeCachedResponse(for request: TransferRequest) {
-        guard let key = ResponseCacheKey.key(for: request) else { return }
+        guard let url = ResponseCacheKey.key(for: request) else { return }
         state.withLock { state in
-            state.memory[key] = nil
-            state.disk?.remove([key])
+            let keys = Self.variants(of: url, in: &state).map(\.key)
+            for key in keys { state.memory[key] = nil }
+            state.disk?.remove(keys)
         }
     }
 
@@ -129,6 +146,22 @@ public final class LocalResponseCache: ResponseCache {
         }
     }
 
+    /// The URL's variants in either tier, by storage key, each with its head (a disk record's body
+    /// is not read here).
+    private static func variants(of url: String, in state: inout State) -> [(key: String, head: CachedResponse)] {
+        let (memory, disk) = (state.memory, state.disk)
+        let keys = state.variants.keys(of: url) { memory[$0] != nil || disk?.records[$0] != nil }
+        return keys.compactMap { key in
+            if let entry = memory[key]?.entry { return (key, entry) }
+            guard let disk, let record = disk.records[key], let head = disk.entry(of: record, body: .data(Data())) else { return nil }
+            return (key, head)
+        }
+    }
+
+    private static func preferredVariant(of url: String, for request: TransferRequest, in state: inout State) -> String? {
+        ResponseCacheKey.preferredVariant(of: variants(of: url, in: &state), for: request, entry: \.head)?.key
+    }
+
     /// The entry with its body in memory: a file body is read (the caller checked that it fits the
     /// memory tier); nil when it cannot be.
     private static func readingBody(of entry: CachedResponse) -> CachedResponse? {
@@ -144,6 +177,7 @@ public final class LocalResponseCache: ResponseCache {
     ) {
         guard entry.cost <= capacity / 10 else { return }
         state.memory[key] = MemoryEntry(entry: entry, lastUse: use, storedAt: storedAt)
+        state.recordVariant(key)
         var usage = state.memoryUsage
         for (victim, value) in state.memory.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where usage > capacity {
             usage -= value.entry.cost

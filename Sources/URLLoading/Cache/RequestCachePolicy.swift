@@ -19,6 +19,10 @@ public enum CacheStatus: String, Sendable, Equatable, Codable {
     case hit
     /// The origin confirmed the entry (304): stored body, refreshed headers.
     case revalidated
-    /// The response came from the origin in full.
+    /// The response came from the origin in full (or, for `only-if-cached` with nothing usable
+    /// stored, is the cache's own 504).
     case miss
+    /// Served from the cache although stale, as the origin allowed: `stale-while-revalidate` (the
+    /// origin is asked again in the background) or `stale-if-error` (the origin failed), RFC 5861.
+    case stale
 }

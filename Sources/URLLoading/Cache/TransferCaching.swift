@@ -11,8 +11,10 @@ struct TransferCaching {
     enum HopPlan {
         /// Send this request: the hop's own, or made conditional on a stored entry.
         case network(TransferRequest)
-        /// Answer from the cache without a request, with the entry's body already opened.
-        case serve(CachedResponse, LocalBody)
+        /// Answer from the cache without a request, with the entry's body already opened: `.hit`, or
+        /// `.stale` with `revalidation` to send in the background (RFC 5861 §3). Also the cache's
+        /// own answers: a 304 to the caller's conditional request, a 504 for `only-if-cached`.
+        case serve(CachedResponse, LocalBody, CacheStatus, revalidation: TransferRequest?)
         /// `returnCacheDataDontLoad` and nothing stored (CA-08).
         case fail(TransferError)
     }
@@ -38,6 +40,9 @@ struct TransferCaching {
     /// The entry the current hop's conditional request revalidates, and its body, opened at lookup
     /// so that an eviction meanwhile cannot take it away.
     private var validating: (entry: CachedResponse, body: LocalBody)?
+    /// A stored entry that may answer instead if the hop fails or the origin answers 500, 502, 503
+    /// or 504 (`stale-if-error`, RFC 5861 §4).
+    private var fallback: (entry: CachedResponse, body: LocalBody)?
     private var hopRequest: TransferRequest?
     private var hopSent = Date()
     private var capture = Capture.none
@@ -55,6 +60,7 @@ struct TransferCaching {
     /// upload body, no resume).
     mutating func plan(for request: TransferRequest, eligible: Bool) -> HopPlan {
         validating = nil
+        fallback = nil
         capture = .none
         hopRequest = request
         hopSent = Date()
@@ -64,23 +70,78 @@ struct TransferCaching {
             // Other protocols are never cached; the policy only gates the network (CA-01).
             return policy == .returnCacheDataDontLoad ? .fail(Self.offlineMiss(request)) : .network(request)
         }
+        // The caller's own conditional request may be answered by a fresh entry (§4.3.2).
+        let callersConditional = policy == .useProtocolCachePolicy && HTTPCacheRules.isCallersConditional(request)
+        // So may one byte range, from a fresh complete entry (§3.4).
+        let singleRange = policy == .useProtocolCachePolicy && HTTPCacheRules.isSingleRangeRequest(request)
+        let lookedUp = eligible && policy != .reloadIgnoringLocalCacheData
+            && (HTTPCacheRules.isLookupEligible(request) || callersConditional || singleRange)
         // An entry whose body file went since the lookup (evicted) counts as none.
-        let found = eligible && HTTPCacheRules.isLookupEligible(request) && policy != .reloadIgnoringLocalCacheData
-            ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        let found = lookedUp ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        let now = Date()
+        let serve = { (found: (CachedResponse, LocalBody)) in
+            HopPlan.serve(HTTPCacheRules.served(found.0, now: now), found.1, .hit, revalidation: nil)
+        }
         switch policy {
         case .returnCacheDataDontLoad:
-            return found.map(HopPlan.serve) ?? .fail(Self.offlineMiss(request))
+            return found.map(serve) ?? .fail(Self.offlineMiss(request))
         case .returnCacheDataElseLoad:
-            return found.map(HopPlan.serve) ?? .network(request)
+            return found.map(serve) ?? .network(request)
         case .reloadIgnoringLocalCacheData:
             return .network(request)
         case .useProtocolCachePolicy:
-            guard let found else { return .network(request) }
-            if HTTPCacheRules.use(of: found.0, for: request, now: Date()) == .serve { return .serve(found.0, found.1) }
-            guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
-            validating = found
-            return .network(conditional)
+            let onlyIfCached = CacheControl(request.headers).has("only-if-cached")
+            let timeout = HopPlan.serve(HTTPCacheRules.gatewayTimeout(for: request), LocalBody(Data()), .miss, revalidation: nil)
+            guard let found else { return onlyIfCached ? timeout : .network(request) }
+            switch HTTPCacheRules.use(of: found.0, for: request, now: now) {
+            case .serve where callersConditional && HTTPCacheRules.isNotModified(found.0, for: request):
+                let answer = HTTPCacheRules.notModified(from: HTTPCacheRules.served(found.0, now: now))
+                return .serve(answer, LocalBody(Data()), .hit, revalidation: nil)
+            case .serve where singleRange:
+                return servePart(of: found, for: request, now: now) ?? .network(request)
+            case .serve:
+                return serve(found)
+            case .serveWhileRevalidating where !callersConditional && !singleRange:
+                var revalidation = request
+                // Asks the origin past every stored entry, this one included (§5.2.1.1).
+                revalidation.headers["Cache-Control"] = "max-age=0"
+                return .serve(HTTPCacheRules.served(found.0, now: now), found.1, .stale, revalidation: revalidation)
+            case .serveWhileRevalidating, .revalidate:
+                if onlyIfCached { return timeout }
+                // The caller's conditional or range request goes as it is; its 304 or 206 is the caller's.
+                if callersConditional || singleRange { return .network(request) }
+                if HTTPCacheRules.mayServeOnError(found.0, for: request, now: now) { fallback = found }
+                guard let conditional = HTTPCacheRules.conditionalRequest(request, for: found.0) else { return .network(request) }
+                validating = found
+                return .network(conditional)
+            }
         }
+    }
+
+    /// A fresh entry answering a single-range request (§3.4): the range as a 206, read from a complete
+    /// 200 or from a stored part that holds it; the whole 200 when `If-Range` says it changed; nil
+    /// (ask the origin) when the range is not satisfiable from the entry.
+    private func servePart(of found: (CachedResponse, LocalBody), for request: TransferRequest, now: Date) -> HopPlan? {
+        let (entry, body) = found
+        guard let (stored, length) = HTTPCacheRules.storedBytes(of: entry) else { return nil }
+        let served = HTTPCacheRules.served(entry, now: now)
+        guard HTTPCacheRules.ifRangeHolds(request, for: entry) else {
+            return entry.response.statusCode == 200 ? .serve(served, body, .hit, revalidation: nil) : nil
+        }
+        guard let range = HTTPCacheRules.requestedRange(request, length: length), stored.contains(range.lowerBound),
+            stored.contains(range.upperBound),
+            let part = LocalBody(entry.body, range: (range.lowerBound - stored.lowerBound)...(range.upperBound - stored.lowerBound))
+        else { return nil }
+        return .serve(HTTPCacheRules.partialContent(from: served, range: range, length: length), part, .hit, revalidation: nil)
+    }
+
+    var hasFallback: Bool { fallback != nil }
+
+    /// The stored entry that answers in place of the hop's failure or error status, as `stale`
+    /// (RFC 5861 §4); nil when there is none. Taken once.
+    mutating func takeFallback() -> (CachedResponse, LocalBody)? {
+        defer { fallback = nil }
+        return fallback.map { (HTTPCacheRules.served($0.entry, now: Date()), $0.body) }
     }
 
     /// The status a response of this hop reports: nil when no cache is configured or the URL is not http(s).
@@ -91,30 +152,68 @@ struct TransferCaching {
         return .miss
     }
 
-    /// A hop's response head arrived. For a 304 to a revalidation: the stored entry refreshed with the
-    /// 304's headers (and stored again), to be delivered instead with its body. Otherwise nil, and
-    /// the body is kept for the cache when the response may be stored.
-    mutating func responseArrived(_ response: TransferResponse) -> (CachedResponse, LocalBody)? {
+    enum Arrival {
+        /// The response goes on to the task (and to the cache, when it may be stored).
+        case deliver
+        /// A 304 to a revalidation: the stored entry, refreshed with the 304's headers and stored
+        /// again, is delivered instead with its body.
+        case revalidated(CachedResponse, LocalBody)
+        /// An error status with a `stale-if-error` entry to fall back on: the hop is dropped and
+        /// `takeFallback()` answers.
+        case fallBack
+        /// A 304 that names another version than the stored one (§4.3.4): it refreshes nothing,
+        /// and this request, sent past the cache, fetches the response.
+        case refetch(TransferRequest)
+    }
+
+    /// A hop's response head arrived: what becomes of it. The body of a response that may be
+    /// stored is kept for the cache.
+    mutating func responseArrived(_ response: TransferResponse) -> Arrival {
         let now = Date()
+        if let cache, let request = hopRequest {
+            for url in HTTPCacheRules.invalidatedURLs(request: request, response: response) {
+                cache.removeCachedResponse(for: TransferRequest(url: url))
+            }
+        }
         if let (entry, body) = validating, response.statusCode == 304, let request = hopRequest {
             validating = nil
+            guard HTTPCacheRules.notModifiedSelects(entry, response) else {
+                var unconditional = request
+                unconditional.cachePolicy = .reloadIgnoringLocalCacheData
+                return .refetch(unconditional)
+            }
             let refreshed = HTTPCacheRules.refreshed(entry, with: response, requestDate: hopSent, responseDate: now)
             cache?.storeCachedResponse(refreshed, for: request)
-            return (refreshed, body)
+            fallback = nil
+            return .revalidated(HTTPCacheRules.served(refreshed, now: now), body)
         }
         validating = nil
-        if let cache, let request = hopRequest, HTTPCacheRules.isStorable(request: request, response: response) {
+        if fallback != nil, let status = response.statusCode, HTTPCacheRules.errorStatuses.contains(status) { return .fallBack }
+        fallback = nil
+        if let cache, let request = hopRequest, HTTPCacheRules.isStorable(
+            request: request, response: response, sharedAmongCredentials: cache.isSharedAmongCredentials)
+        {
             captureLimit = max(cache.memoryCapacity, cache.diskCapacity) / 10
             captureResponseDate = now
             capture = .fromSink
         }
-        return nil
+        return .deliver
     }
 
     /// Body bytes of the hop's response, on their way to `sink`: copied when it streams them, up to
     /// the limit; otherwise the sink keeps them.
     mutating func received(_ bytes: UnsafeRawBufferPointer, into sink: ResponseSink) {
         guard case .stream = sink else { return }
+        copy(bytes)
+    }
+
+    /// Body bytes of a hop the task does not deliver (a redirect it follows): no sink keeps them, so
+    /// they are copied for the cache, up to the streamed limit.
+    mutating func receivedUndelivered(_ bytes: UnsafeRawBufferPointer) {
+        copy(bytes)
+    }
+
+    private mutating func copy(_ bytes: UnsafeRawBufferPointer) {
         var copied: Data
         switch capture {
         case .none: return
@@ -147,13 +246,23 @@ struct TransferCaching {
         case (.none, _): return nil
         }
         guard body.length <= Int64(captureLimit) else { return nil }
+        // A part is stored only as exactly its bytes (a resumed download's file holds more).
+        if let (range, _) = HTTPCacheRules.contentRange(of: response), body.length != Int64(range.count) { return nil }
         var stored = response
         stored.cacheStatus = nil
+        stored.headers = HTTPCacheRules.storableHeaders(response.headers)
         let entry = CachedResponse(
             response: stored, body: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed,
             requestDate: hopSent, responseDate: captureResponseDate,
             varyingRequestHeaders: ResponseCacheKey.values(of: names, in: request))
         return (entry, request)
+    }
+
+    /// The hop's redirect is being followed: stored as received (RFC 9111 §3, a 301 or 308
+    /// heuristically, any redirect with explicit freshness), so that a later request follows it from
+    /// the cache. The delegate is asked about the task's final response only.
+    mutating func redirectFollowed(_ response: TransferResponse) {
+        if let proposal = takeProposedEntry(response: response, sink: .none) { store(proposal.entry, for: proposal.request) }
     }
 
     /// Stores what the will-cache decision settled on (CA-12): an ephemeral session's entries stay
@@ -162,6 +271,12 @@ struct TransferCaching {
         guard let cache, var entry else { return }
         if memoryOnly, entry.storagePolicy == .allowed { entry.storagePolicy = .allowedInMemoryOnly }
         cache.storeCachedResponse(entry, for: request)
+        // A part that completes the parts stored before it makes a complete entry (§3.4).
+        guard entry.storagePolicy != .notAllowed,
+            let whole = PartialResponses.completed(by: entry, for: request, in: cache, directory: FileManager.default.temporaryDirectory)
+        else { return }
+        cache.storeCachedResponse(whole.entry, for: whole.request)
+        try? FileManager.default.removeItem(at: whole.file)
     }
 
     /// Whether the delegate may be asked about storing (CA-11): not in ephemeral sessions. Only data

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns a `Set-Cookie` header into a cookie the way RFC 6265 §5.2 and §5.3 say a user agent must
 /// (CK-01, CK-03), or refuses it:
-/// - Domain: lower-cased, leading dot dropped; it must domain-match the request's host and not be a
+/// - Domain: lower-cased, one leading dot dropped (a second one matches no host); it must domain-match the request's host and not be a
 ///   public suffix (libpsl), else the cookie is refused. Without it the cookie is host-only.
 /// - Path: kept when it starts with "/", else the request path's directory (§5.1.4).
 /// - Max-Age wins over Expires; both accept every date format of §5.1.1. Max-Age ≤ 0 or a past
@@ -25,7 +25,7 @@ enum SetCookieParser {
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count + value.count <= 4096 else { return nil }
 
-        var domainAttribute: String?
+        var domainText: String?
         var path: String?
         var maxAge: Int?
         var expires: Date?
@@ -46,8 +46,8 @@ enum SetCookieParser {
                     maxAge = Int(attributeValue) ?? (attributeValue.hasPrefix("-") ? Int.min : Int.max)
                 }
             case "domain":
-                // An empty Domain is ignored (§5.2.3); the last non-empty one wins.
-                if !attributeValue.isEmpty { domainAttribute = Cookie.canonicalDomain(attributeValue) }
+                // An empty Domain is ignored (§5.2.3); the last non-empty one wins (§5.3 step 4).
+                if !attributeValue.isEmpty { domainText = attributeValue }
             case "path":
                 path = attributeValue.hasPrefix("/") ? attributeValue : nil
             case "secure":
@@ -73,6 +73,10 @@ enum SetCookieParser {
             expiresDate = expires
         }
 
+        // §5.2.3 removes exactly one leading dot: "..example.org" keeps one, matches no host, and
+        // the cookie is ignored (§5.3 step 6).
+        if let text = domainText, text.dropFirst(text.hasPrefix(".") ? 1 : 0).hasPrefix(".") { return nil }
+        let domainAttribute = domainText.map(Cookie.canonicalDomain)
         let domain: String
         let hostOnly: Bool
         if let domainAttribute, domainAttribute != host {

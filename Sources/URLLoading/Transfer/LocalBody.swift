@@ -17,15 +17,20 @@ final class LocalBody {
         source = .data(data)
     }
 
-    /// The body of a cached entry; nil when its file is gone (evicted since the lookup).
-    init?(_ body: CachedResponse.Body) {
+    /// The body of a cached entry, or the bytes of `range` in it (a 206 the cache answers); nil when
+    /// its file is gone (evicted since the lookup).
+    init?(_ body: CachedResponse.Body, range: ClosedRange<Int64>? = nil) {
         switch body {
         case .data(let data):
-            source = .data(data)
+            source = .data(range.map { data.subdata(in: Int($0.lowerBound)..<Int($0.upperBound) + 1) } ?? data)
         case .file(let url, let length):
             let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
-            source = .file(descriptor: descriptor, length: length)
+            if let range, lseek(descriptor, off_t(range.lowerBound), SEEK_SET) < 0 {
+                close(descriptor)
+                return nil
+            }
+            source = .file(descriptor: descriptor, length: range.map { $0.upperBound - $0.lowerBound + 1 } ?? length)
         }
     }
 

@@ -24,7 +24,9 @@ extension TaskTransfer: CurlTransferEvents {
         }
         switch step {
         case .write: return write(bytes)
-        case .discard: return .accepted
+        case .discard:
+            caching.receivedUndelivered(bytes)
+            return .accepted
         case .pauseReceiving: return .pause
         default: return .abort
         }

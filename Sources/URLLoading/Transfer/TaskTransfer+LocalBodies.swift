@@ -27,6 +27,26 @@ extension TaskTransfer {
         perform(machine.hopEnded(.completed))
     }
 
+    /// Ends the hop with a stored response: a stored redirect is followed (or refused) as if the
+    /// origin had just sent it, anything else delivered (CA-09).
+    func serveFromCache(_ response: TransferResponse, body: LocalBody) {
+        hopResponse = response
+        localBody = body
+        redirectOrDeliver(response)
+        perform(machine.hopEnded(.completed))
+    }
+
+    /// A stale-if-error entry answers for a hop that failed or got an error status (RFC 5861 §4).
+    func answerFromCache(orFailWith error: TransferError) {
+        guard let (entry, body) = caching.takeFallback() else {
+            finish(error: error)
+            return
+        }
+        var response = entry.response
+        response.cacheStatus = .stale
+        serveFromCache(response, body: body)
+    }
+
     func deliverLocalBody(_ body: LocalBody) {
         guard !machine.isFinished, machine.abortError == nil else { return }
         do throws(TransferError) {

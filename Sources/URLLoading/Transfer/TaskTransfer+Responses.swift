@@ -9,7 +9,8 @@ extension TaskTransfer {
             url: request.url, statusCode: head.statusCode, headers: head.headers, httpVersion: head.httpVersion,
             expectedContentLength: head.contentLength)
         received.cacheStatus = caching.statusForNetworkResponse
-        if let (refreshed, body) = caching.responseArrived(received) {
+        switch caching.responseArrived(received) {
+        case .revalidated(let refreshed, let body):
             // A 304 to our revalidation: the task sees the stored response and body (CA-09).
             var served = refreshed.response
             served.cacheStatus = .revalidated
@@ -17,14 +18,28 @@ extension TaskTransfer {
             localBody = body
             deliverFinalResponse(served)
             return
+        case .fallBack:
+            // The origin failed (5xx); a stale-if-error entry answers once curl drops the hop.
+            machine.continueWith(.answerFromCache)
+            return
+        case .refetch(let unconditional):
+            machine.continueWith(.refetchIgnoringCache(unconditional))
+            return
+        case .deliver:
+            break
         }
-        let response = received
-        hopResponse = response
-        guard !isChallenge(response) else { return }
-        switch RedirectPolicy.proposedRequest(after: request, statusCode: head.statusCode, location: head.headers["Location"]) {
+        hopResponse = received
+        guard !isChallenge(received) else { return }
+        redirectOrDeliver(received)
+    }
+
+    /// A redirect asks the caller (RD-02); anything else is the task's response.
+    func redirectOrDeliver(_ response: TransferResponse) {
+        let location = response.headers["Location"]
+        switch RedirectPolicy.proposedRequest(after: request, statusCode: response.statusCode ?? 0, location: location) {
         case .notARedirect:
             if resumption.requestedOffset > 0,
-                case .restartWithoutRange = resumption.classify(head.statusCode, headers: head.headers)
+                case .restartWithoutRange = resumption.classify(response.statusCode ?? 0, headers: response.headers)
             {
                 // Nothing of this body fits the partial file (416, another start, another entity):
                 // drop it and ask for everything (DL-09, DL-10).

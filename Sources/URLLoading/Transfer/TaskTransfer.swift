@@ -83,12 +83,14 @@ final class TaskTransfer: @unchecked Sendable {
     func startHop() {
         guard machine.hopStarting(request) else { return }
         hopResponse = nil
+        localBody = nil
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
-        case .serve(let entry, let body):
+        case .serve(let entry, let body, let status, let revalidation):
+            if let revalidation { BackgroundRevalidation.start(revalidation, configuration: configuration) }
             var response = entry.response
-            response.cacheStatus = .hit
-            serveLocally(response, body: body)
+            response.cacheStatus = status
+            serveFromCache(response, body: body)
             return
         case .fail(let error):
             finish(error: error)
@@ -171,13 +173,22 @@ final class TaskTransfer: @unchecked Sendable {
             }
             request = restart
             task.setCurrentRequest(restart)
+        case .refetchIgnoringCache(let unconditional):
+            request = unconditional
+        case .answerFromCache:
+            answerFromCache(orFailWith: TransferError(
+                .resourceUnavailable, "the origin answered with an error and no stored response could stand in", failingURL: request.url))
+            return
         case .retryWithCredential:
             if let body, !body.rewind() {
                 askForNewBodyStream(for: "the retry with a credential")
                 return
             }
         case .follow(let next, let resendsBody):
-            if let response = hopResponse { task.channel.push(.redirected(from: response, to: next)) }
+            if let response = hopResponse {
+                task.channel.push(.redirected(from: response, to: next))
+                caching.redirectFollowed(response)
+            }
             request = next
             task.setCurrentRequest(next)
             if !resendsBody {
@@ -203,6 +214,10 @@ final class TaskTransfer: @unchecked Sendable {
         }
         if refusedByPolicy {
             finish(error: error)
+            return
+        }
+        if caching.hasFallback {
+            answerFromCache(orFailWith: error)
             return
         }
         finish(error: tlsHook?.explaining(error, responseStarted: hopResponse != nil) ?? error)

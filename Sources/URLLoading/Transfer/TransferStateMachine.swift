@@ -45,6 +45,11 @@ struct TransferStateMachine {
         case restartWithoutRange(TransferRequest)
         /// The same request with the credential just chosen (AU-12).
         case retryWithCredential
+        /// No request: a stored response answers instead of the hop's error status (RFC 5861 §4).
+        case answerFromCache
+        /// The same request past the cache: a 304 named another version than the stored one
+        /// (RFC 9111 §4.3.4).
+        case refetchIgnoringCache(TransferRequest)
     }
 
     enum Action: Equatable {
@@ -203,8 +208,10 @@ struct TransferStateMachine {
     /// a body (the rest of a file, maybe gigabytes) that fits nothing, while a redirect's or a
     /// challenge's short body is read so that the connection can be used again.
     var dropsHop: Bool {
-        if case .restartWithoutRange? = nextHop { return true }
-        return false
+        switch nextHop {
+        case .restartWithoutRange?, .answerFromCache?: true
+        default: false
+        }
     }
 
     /// Checks a redirect the caller chose to follow (RD-01, RD-05): the answer is nil when it is
