@@ -10,18 +10,22 @@ import FerryModel
 /// reads the live definitions from `pg_proc` and `pg_trigger` on a migrated database and compares
 /// them with what is written here, so this page cannot drift from the schema unnoticed.
 ///
-/// On a change of state (`onStateChange`): an AFTER UPDATE row trigger, which runs only when the
-/// state changes (an update of progress alone costs nothing), calls `ferry_record_job_event()`:
+/// On a change of state (`onStateChange`): an AFTER UPDATE statement trigger calls
+/// `ferry_record_state_changes()`, which, for every row of the statement whose state changed
+/// (between its old and new transition tables), in one statement, in the order of the jobs' ids,
+/// writes:
 /// 1. one `job_events` row, of type `JobState.eventType` of the new state (`job.<state>`, and
 ///    `job.decision_required` for `waiting_for_decision`), whose `job` is the new row as JSON
 ///    without `hiddenFields`;
 /// 2. if the new state is final (succeeded, failed, cancelled) and the job's
 ///    `policies.callback_url` is set, one `webhook_deliveries` row to that URL;
 /// 3. one `webhook_deliveries` row per enabled endpoint of the tenant subscribed to the type.
+/// A claim or a shared finish of many jobs thus writes all their events at once; an update that
+/// changes no state (a heartbeat statement, once a tick for all running jobs) costs one empty join.
 ///
 /// On an insert (`onInsert`): an AFTER INSERT statement trigger calls `ferry_record_inserted_jobs()`,
-/// which does the same for every row the statement inserted, in one statement, in the order of
-/// the jobs' `created_at` and id (so their event ids follow the jobs' order).
+/// which does the same for every row the statement inserted, in the order of the jobs'
+/// `created_at` and id (so their event ids follow the jobs' order).
 ///
 /// Neither NOTIFYs: a transaction that NOTIFYs commits only after the one before it has flushed
 /// (migrations/0008), which serialised every claim and finish of the P3 bench. `JobEventFeed` polls
@@ -66,18 +70,19 @@ enum JobEventsTrigger {
     private static let hiddenFieldsArray = "ARRAY[\(hiddenFields.map { "'\($0)'" }.joined(separator: ", "))]"
 
     static let onStateChange = Trigger(
-        name: "jobs_record_event_on_state_change",
-        definition: "CREATE TRIGGER jobs_record_event_on_state_change AFTER UPDATE ON jobs FOR EACH ROW"
-            + " WHEN ((old.state IS DISTINCT FROM new.state)) EXECUTE FUNCTION ferry_record_job_event()",
-        function: "ferry_record_job_event",
-        migration: "0010_set_based_insert_events.sql",
+        name: "jobs_record_events_on_state_change",
+        definition: "CREATE TRIGGER jobs_record_events_on_state_change AFTER UPDATE ON jobs"
+            + " REFERENCING OLD TABLE AS previous_jobs NEW TABLE AS changed_jobs"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION ferry_record_state_changes()",
+        function: "ferry_record_state_changes",
+        migration: "0016_set_based_state_change_events.sql",
         contains: [
-            "event_type text := \(eventType(of: "NEW"));",
+            "WHERE o.state IS DISTINCT FROM n.state",
+            eventType(of: "j"),
             "INSERT INTO job_events (tenant_id, job_id, type, job)",
-            "to_jsonb(NEW) - \(hiddenFieldsArray)",
-            "IF NEW.state IN (\(JobStateSQL.list(callbackStates))) AND NEW.policies->>'callback_url' IS NOT NULL THEN",
-            "INSERT INTO webhook_deliveries",
-            "event_type = ANY (e.events)",
+            "to_jsonb(j) - \(hiddenFieldsArray)",
+            "WHERE j.state IN (\(JobStateSQL.list(callbackStates))) AND j.policies->>'callback_url' IS NOT NULL",
+            "e.type = ANY (w.events)",
         ])
 
     static let onInsert = Trigger(
