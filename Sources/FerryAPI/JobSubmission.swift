@@ -25,11 +25,14 @@ struct JobSubmission: Decodable {
     var retentionDays: Int?
     /// False: the job's requests neither send nor store cookies (CK-02).
     var cookies: Bool?
+    /// An RFC 3339 time before which the job does not start (BG-18).
+    var notBefore: String?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
         case decisions, compressed, cookies
         case retentionDays = "retention_days"
+        case notBefore = "not_before"
         case cachePolicy = "cache_policy"
     }
 
@@ -226,6 +229,11 @@ struct JobSubmission: Decodable {
         }
         let decisions = self.decisions?.validated(field: "decisions", errors: &errors)
         if let retentionDays, !(1...36_500).contains(retentionDays) { problem("retention_days", "must be between 1 and 36500 days") }
+        var notBefore: Date?
+        if let text = self.notBefore {
+            notBefore = EarliestStart.parse(text)
+            if notBefore == nil { problem("not_before", EarliestStart.problem) }
+        }
 
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
@@ -235,7 +243,7 @@ struct JobSubmission: Decodable {
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
                 maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
                 compressed: compressed == true ? true : nil, retentionDays: retentionDays,
-                cookies: cookies == false ? false : nil),
+                cookies: cookies == false ? false : nil, notBefore: notBefore.map(JobView.timestamp)),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -3112,6 +3112,10 @@ enum OpenAPIDocument {
           },
           "content": {
             "$ref": "#/components/schemas/JobContent"
+          },
+          "not_before": {
+            "$ref": "#/components/schemas/Timestamp",
+            "description": "The earliest start the submission asked for (BG-18)."
           }
         }
       },
@@ -3391,6 +3395,11 @@ enum OpenAPIDocument {
           "cookies": {
             "type": "boolean",
             "description": "false: the job's requests neither send its session's cookies nor store the ones they are given (CK-02). Absent or true: they do."
+          },
+          "not_before": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "An RFC 3339 date-time with an offset, at most 366 days ahead: the job is not started before it (BG-18); a time already past means now. Also for each job of a batch."
           }
         }
       },

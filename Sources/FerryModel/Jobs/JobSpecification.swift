@@ -105,6 +105,10 @@ public struct JobSpecification: Sendable, Equatable {
         /// False: the job's requests neither send its session's cookies nor store the ones they are
         /// given (CK-02, the request's `httpShouldHandleCookies`); nil: they do.
         public var cookies: Bool?
+        /// The job is not started before this time (BG-18, the seeds' earliestBeginDate), as
+        /// `JobView.timestamp` writes it; the table reads it where it sets `run_after`
+        /// (`JobStateSQL.earliestRun`).
+        public var notBefore: String?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -118,9 +122,10 @@ public struct JobSpecification: Sendable, Equatable {
             case compressed
             case retentionDays = "retention_days"
             case cookies
+            case notBefore = "not_before"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil, notBefore: String? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -132,6 +137,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.compressed = compressed
             self.retentionDays = retentionDays
             self.cookies = cookies
+            self.notBefore = notBefore
         }
     }
 

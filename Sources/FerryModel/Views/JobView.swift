@@ -24,6 +24,8 @@ package struct JobView: Encodable {
     package var error: ErrorView?
     /// What the job waits for the client to decide (waiting_for_decision only).
     package var decision: DecisionView?
+    /// When the job may start at the earliest, when its submission said (BG-18).
+    package var notBefore: String?
 
     package struct DecisionView: Encodable {
         package var pending: PendingDecision
@@ -126,6 +128,7 @@ package struct JobView: Encodable {
         case updatedAt = "updated_at"
         case finishedAt = "finished_at"
         case request, progress, response, result, error, decision
+        case notBefore = "not_before"
     }
 
     package static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
@@ -154,6 +157,7 @@ package struct JobView: Encodable {
         }
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }
         decision = job.decision.map { DecisionView(pending: $0, expiresAt: job.decisionDeadline.map(Self.timestamp)) }
+        notBefore = job.policies.notBefore
     }
 
     package static func redacted(_ headers: [JobSpecification.Header]) -> [String: String] {

@@ -24,9 +24,10 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
                 WITH ORDINALITY AS g(id, session_id, kind, priority, request, policies, max_attempts, position)
         ), inserted AS (
             INSERT INTO jobs (id, tenant_id, session_id, kind, priority, request, policies, max_attempts,
-                              idempotency_key, idempotency_hash, created_at)
+                              idempotency_key, idempotency_hash, created_at, run_after)
             SELECT g.id, $1, nullif(g.session_id, '')::uuid, g.kind, g.priority, g.request::jsonb, g.policies::jsonb, g.max_attempts,
-                   $10 || ' ' || (g.position - 1), $11, now() + (g.position - 1) * interval '1 microsecond'
+                   $10 || ' ' || (g.position - 1), $11, now() + (g.position - 1) * interval '1 microsecond',
+                   \(JobStateSQL.earliestRun(policies: "g.policies::jsonb"))
             FROM given g, room
             WHERE room.queued + cardinality($3::uuid[]) <= room.cap
               AND (g.session_id = '' OR EXISTS (

@@ -20,8 +20,9 @@ struct InsertJobStatement: PostgresPreparedStatement {
                         ELSE 0 END AS queued,
                    coalesce((SELECT max_queued_jobs FROM tenants WHERE id = $2), $3) AS cap
         ), inserted AS (
-            INSERT INTO jobs (id, tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash)
-            SELECT $12, $2, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11
+            INSERT INTO jobs (id, tenant_id, session_id, kind, priority, request, policies, max_attempts, idempotency_key, idempotency_hash,
+                              run_after)
+            SELECT $12, $2, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, \(JobStateSQL.earliestRun(policies: "$8::jsonb"))
             FROM room WHERE room.queued < room.cap
               AND ($4::uuid IS NULL OR EXISTS (
                   SELECT 1 FROM sessions s WHERE s.id = $4 AND s.tenant_id = $2 AND s.invalidated_at IS NULL))

@@ -10,6 +10,12 @@ import FerryModel
 /// exactly the predicate of the partial index `jobs_claimable` (migrations/0007) that the claim's
 /// plan depends on.
 enum JobStateSQL {
+    /// When a job whose policies are `policies` (a jsonb expression) may run at the earliest from now:
+    /// not before its `not_before` (BG-18).
+    static func earliestRun(policies: String) -> String {
+        "greatest(now(), coalesce((\(policies)->>'not_before')::timestamptz, now()))"
+    }
+
     /// `'queued'`.
     static func literal(_ state: JobState) -> String {
         "'\(state.rawValue)'"

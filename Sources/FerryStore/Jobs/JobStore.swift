@@ -254,7 +254,8 @@ public struct JobStore: Sendable {
                 let cancelled = transition.to == .cancelled
                 try await connection.query(
                     """
-                    UPDATE jobs SET state = \(transition.to.rawValue), stop_request = NULL, run_after = now(),
+                    UPDATE jobs SET state = \(transition.to.rawValue), stop_request = NULL,
+                        run_after = \(unescaped: JobStateSQL.earliestRun(policies: "policies")),
                         finished_at = CASE WHEN \(finished) THEN now() ELSE NULL END,
                         error_code = CASE WHEN \(cancelled) THEN 'cancelled' ELSE error_code END,
                         error_message = CASE WHEN \(cancelled) THEN 'cancelled through the API' ELSE error_message END,
