@@ -123,8 +123,8 @@ struct InputValidationRouteTests {
             let tenant = try await app.createTenant()
             app.expectProblem(
                 try await app.send(.post, "/v1/jobs", key: tenant.key, json: RouteFixture.download(
-                    RouteFixture.unreachable, ["timeout": ["idle": 5], "cookies": "a=b"])),
-                400, "invalid_request", fields: ["timeout", "cookies"])
+                    RouteFixture.unreachable, ["timeout": ["idle": 5], "cookie_jar": "a=b"])),
+                400, "invalid_request", fields: ["timeout", "cookie_jar"])
             app.expectProblem(
                 try await app.send(.post, "/v1/jobs", key: tenant.key, json: ["kind": "download", "request": [
                     "url": RouteFixture.unreachable, "hedaers": ["X-A": "1"], "body": ["base64": "AA==", "gzip": true],
