@@ -7,11 +7,12 @@ Routes:
   /gated/<name>/<size>          half, then the rest once gate <name> opens (Range and a strong ETag, so
                                 a paused job continues where it stopped)
   /redirect/<path...>           302 to /<path...>
-  /basic/<user>/<password>/<size>   401 with a Basic challenge unless those credentials come
+  /basic/<user>/<sha256 of password>/<size>   401 with a Basic challenge unless those credentials come
   POST /hook                    a webhook receiver: 204, the delivery kept in .deliveries
 """
 
 import base64
+import hashlib
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,9 +57,9 @@ class Origin:
                     return self.send_bytes(int(match.group(1)), gate=None)
                 if match := re.fullmatch(r'/gated/([\w-]+)/(\d+)', path):
                     return self.send_bytes(int(match.group(2)), gate=match.group(1))
-                if match := re.fullmatch(r'/basic/(\w+)/(\w+)/(\d+)', path):
-                    expected = 'Basic ' + base64.b64encode(f'{match.group(1)}:{match.group(2)}'.encode()).decode()
-                    if self.headers.get('Authorization') == expected:
+                if match := re.fullmatch(r'/basic/(\w+)/([0-9a-f]{64})/(\d+)', path):
+                    user, password = base64.b64decode(self.headers.get('Authorization', 'Basic ')[6:] or b'').decode().partition(':')[::2]
+                    if user == match.group(1) and hashlib.sha256(password.encode()).hexdigest() == match.group(2):
                         return self.send_bytes(int(match.group(3)), gate=None)
                     self.send_response(401)
                     self.send_header('WWW-Authenticate', 'Basic realm="console"')

@@ -41,7 +41,7 @@ export function jobsPage(view, shell, {admin}) {
     h('caption', {class: 'skip'}, 'Jobs, newest first'),
     h('thead', {}, h('tr', {},
       h('th', {scope: 'col'}, selectAll), h('th', {scope: 'col'}, 'State'), h('th', {scope: 'col'}, 'Progress'),
-      h('th', {scope: 'col'}, 'Rate'), h('th', {scope: 'col'}, 'ETA'), h('th', {scope: 'col'}, 'URL'),
+      h('th', {scope: 'col', class: 'hide-narrow'}, 'Rate'), h('th', {scope: 'col', class: 'hide-narrow'}, 'ETA'), h('th', {scope: 'col'}, 'URL'),
       admin ? h('th', {scope: 'col', class: 'hide-narrow'}, 'Tenant') : null,
       h('th', {scope: 'col'}, 'Age'), h('th', {scope: 'col'}, 'Attempts'))),
     tbody);
@@ -68,11 +68,11 @@ export function jobsPage(view, shell, {admin}) {
     });
     const parts = {
       checkbox,
-      state: h('td', {class: 'state'}),
+      state: h('td', {class: 'job-state'}),
       bar: h('progress', {'aria-label': `progress of job ${job.id}`}),
       bytes: h('span', {class: 'progress-text'}),
-      rate: h('td', {class: 'rate'}),
-      eta: h('td', {class: 'eta'}),
+      rate: h('td', {class: 'rate hide-narrow'}),
+      eta: h('td', {class: 'eta hide-narrow'}),
       age: h('td', {class: 'age'}),
       attempts: h('td', {class: 'attempts'}),
     };

@@ -14,18 +14,19 @@ function svg(tag, attributes = {}, text) {
 
 /** minutes: [{start, bytes}], oldest first. */
 export function throughputChart(minutes) {
-  const width = 600;
-  const height = 180;
-  const left = 56;
+  // Wide, and scaled with the page's width (CSS height: auto), so bars fill the card at any width.
+  const width = 1200;
+  const height = 200;
+  const left = 90;
   const bottom = 20;
   const peak = Math.max(1, ...minutes.map((m) => m.bytes));
   const chart = svg('svg', {class: 'chart', id: 'throughput-chart', viewBox: `0 0 ${width} ${height}`, role: 'img',
     'aria-label': `Bytes moved per minute over the last hour; the busiest minute moved ${format.bytes(peak)}`});
   chart.append(svg('line', {class: 'axis', x1: left, y1: height - bottom, x2: width, y2: height - bottom}));
-  chart.append(svg('text', {x: 4, y: 12}, format.bytes(peak)));
+  chart.append(svg('text', {x: 4, y: 18}, format.bytes(peak)));
   chart.append(svg('text', {x: 4, y: height - bottom}, '0'));
   chart.append(svg('text', {x: left, y: height - 4}, '60 min ago'));
-  chart.append(svg('text', {x: width - 30, y: height - 4}, 'now'));
+  chart.append(svg('text', {x: width - 40, y: height - 4}, 'now'));
   const slot = (width - left) / Math.max(1, minutes.length);
   minutes.forEach((minute, index) => {
     const barHeight = Math.round((minute.bytes / peak) * (height - bottom - 16));
