@@ -6,14 +6,22 @@ Routes:
   /bytes/<size>                 <size> bytes, at once
   /gated/<name>/<size>          half, then the rest once gate <name> opens (Range and a strong ETag, so
                                 a paused job continues where it stopped)
+  /drip/<name>/<size>           16 KiB every quarter second until gate <name> opens, then nothing more
   /redirect/<path...>           302 to /<path...>
   /basic/<user>/<sha256 of password>/<size>   401 with a Basic challenge unless those credentials come
   POST /hook                    a webhook receiver: 204, the delivery kept in .deliveries
+
+The same routes are served over TLS at .tls_url with a self-signed certificate no one trusts, for the
+server trust decision.
 """
 
 import base64
 import hashlib
+import os
 import re
+import ssl
+import subprocess
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -57,6 +65,8 @@ class Origin:
                     return self.send_bytes(int(match.group(1)), gate=None)
                 if match := re.fullmatch(r'/gated/([\w-]+)/(\d+)', path):
                     return self.send_bytes(int(match.group(2)), gate=match.group(1))
+                if match := re.fullmatch(r'/drip/([\w-]+)/(\d+)', path):
+                    return self.send_bytes(int(match.group(2)), gate=match.group(1), drip=True)
                 if match := re.fullmatch(r'/basic/(\w+)/([0-9a-f]{64})/(\d+)', path):
                     user, password = base64.b64decode(self.headers.get('Authorization', 'Basic ')[6:] or b'').decode().partition(':')[::2]
                     if user == match.group(1) and hashlib.sha256(password.encode()).hexdigest() == match.group(2):
@@ -84,7 +94,7 @@ class Origin:
                 self.send_header('Content-Length', '0')
                 self.end_headers()
 
-            def send_bytes(self, size, gate):
+            def send_bytes(self, size, gate, drip=False):
                 etag = f'"pattern-{size}"'
                 start = 0
                 ranged = self.headers.get('Range')
@@ -103,6 +113,15 @@ class Origin:
                 self.end_headers()
                 half = size // 2
                 try:
+                    if drip:
+                        # Never the rest at full speed: an open gate ends the body short, so a load
+                        # check's hundreds of transfers never write gigabytes on their way out.
+                        step = 16 * 1024
+                        while start < size and not origin.gates.get(gate).wait(timeout=0.25):
+                            self.write(start, min(size, start + step))
+                            start = min(size, start + step)
+                        self.close_connection = True
+                        return
                     if gate is not None and start < half:
                         self.write(start, half)
                         start = half
@@ -122,11 +141,27 @@ class Origin:
         self.server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         self.server.daemon_threads = True
         self.url = f'http://127.0.0.1:{self.server.server_address[1]}'
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.tls_server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.tls_server.daemon_threads = True
+        self.tls_server.socket = self._self_signed_context().wrap_socket(self.tls_server.socket, server_side=True)
+        self.tls_url = f'https://127.0.0.1:{self.tls_server.server_address[1]}'
+        for server in (self.server, self.tls_server):
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def _self_signed_context():
+        with tempfile.TemporaryDirectory() as folder:
+            key, certificate = os.path.join(folder, 'key.pem'), os.path.join(folder, 'certificate.pem')
+            subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+                            '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', certificate],
+                           check=True, capture_output=True)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(certificate, key)
+            return context
 
     def close(self):
         for name in list(self.gates._gates):
             self.gates.open(name)
-        self.server.shutdown()
-        self.server.server_close()
+        for server in (self.server, self.tls_server):
+            server.shutdown()
+            server.server_close()

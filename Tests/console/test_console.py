@@ -12,6 +12,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from origin import pattern
+
 MiB = 1024 * 1024
 
 
@@ -65,9 +67,22 @@ def test_a_submitted_job_shows_its_progress_until_done(console, tenant, origin):
     assert bar.get_attribute('value') == bar.get_attribute('max') == str(4 * MiB)
     console.click(f'tr[data-job="{job}"] td.url a')
     console.wait_for_job_page_state('succeeded')
-    assert len(console.find('#result-sha256').text) == 64
+    assert console.find('#result-sha256').text == hashlib.sha256(pattern(0, 4 * MiB)).hexdigest()
     console.find('#attempts-table')
     console.screenshot('job')
+
+    # The content comes through the API with the bearer header and is saved as a file.
+    with tempfile.TemporaryDirectory() as downloads:
+        console.driver.execute_cdp_cmd('Browser.setDownloadBehavior', {'behavior': 'allow', 'downloadPath': downloads})
+        console.click('#job-download')
+        saved = os.path.join(downloads, str(4 * MiB))
+        console.wait(lambda d: os.path.exists(saved) and os.path.getsize(saved) == 4 * MiB)
+        with open(saved, 'rb') as file:
+            assert file.read() == pattern(0, 4 * MiB)
+    console.driver.execute_script('window.confirm = () => true')
+    console.click('#job-delete')
+    console.wait(lambda d: d.current_url.endswith('#/jobs'))
+    assert tenant.send('GET', f'/v1/jobs/{job}')[0] == 404
 
 
 def test_field_errors_show_beside_their_fields(console, tenant):
@@ -136,6 +151,20 @@ def test_answer_a_credential_decision(console, tenant, origin):
     # The password went to the API once; the page keeps it nowhere.
     assert password not in console.driver.page_source
     assert password not in console.storage()
+
+
+def test_answer_a_server_trust_decision(console, tenant, origin):
+    job = tenant.submit(f'{origin.tls_url}/bytes/700', decisions={'server_trust': 'ask'})['id']
+    console.sign_in(tenant.key)
+    console.go(f'#/jobs/{job}')
+    console.wait_for_job_page_state('waiting_for_decision')
+    form = console.visible('#decision-form')
+    assert '127.0.0.1' in form.text
+    assert 'sha256//' in form.text, 'the certificate\'s pin is shown'
+    console.find('#decision-form details pre')
+    Select(console.find('#decision-disposition')).select_by_value('trust')
+    console.click('#decision-submit')
+    console.wait_for_job_page_state('succeeded')
 
 
 def test_cancel_a_running_job(console, tenant, origin):

@@ -187,12 +187,12 @@ export function jobsPage(view, shell, {admin}) {
     if (!nextCursor) return;
     cursors = cursors.slice(0, pageIndex + 1).concat([nextCursor]);
     pageIndex += 1;
-    load();
+    load().then(() => view.scrollIntoView());
   });
   previous.addEventListener('click', () => {
     if (pageIndex === 0) return;
     pageIndex -= 1;
-    load();
+    load().then(() => view.scrollIntoView());
   });
   bulk.forEach((button, index) => button.addEventListener('click', async () => {
     const action = ['pause', 'resume', 'cancel'][index];
