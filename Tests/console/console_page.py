@@ -1,5 +1,6 @@
 """The console as a person uses it, through Selenium: sign in, navigate, read the jobs table."""
 
+import base64
 import os
 
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
@@ -72,9 +73,15 @@ class ConsolePage:
         return self.driver.execute_script('return JSON.stringify(sessionStorage)')
 
     def screenshot(self, name):
+        """The whole page, not only what the window shows, as SCREENSHOTS/name.png."""
         if SCREENSHOTS:
             os.makedirs(SCREENSHOTS, exist_ok=True)
-            self.driver.save_screenshot(os.path.join(SCREENSHOTS, f'{name}.png'))
+            width, height = self.driver.execute_script(
+                'return [document.documentElement.clientWidth, document.documentElement.scrollHeight]')
+            shot = self.driver.execute_cdp_cmd('Page.captureScreenshot', {
+                'format': 'png', 'captureBeyondViewport': True, 'clip': {'x': 0, 'y': 0, 'width': width, 'height': height, 'scale': 1}})
+            with open(os.path.join(SCREENSHOTS, f'{name}.png'), 'wb') as file:
+                file.write(base64.b64decode(shot['data']))
 
     def check_no_policy_violations(self):
         """The Content-Security-Policy refused nothing the console itself loads or runs."""

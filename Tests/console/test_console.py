@@ -51,8 +51,13 @@ def test_a_submitted_job_shows_its_progress_until_done(console, tenant, origin):
     console.sign_in(tenant.key)
     console.go('#/submit')
     console.visible('#submit-url').send_keys(f'{origin.url}/gated/{name}/{4 * MiB}')
+    console.visible('#submit-headers').send_keys('Authorization: Bearer s3cret-console-token\nX-Trace: console')
     console.click('#submit-job')
     console.wait_for_job_page_state('running')
+    # As the API shows it: the secret header redacted, the other one as sent.
+    headers = console.find('#request-headers').text
+    assert 'authorization: <redacted>' in headers and 'x-trace: console' in headers
+    assert 's3cret-console-token' not in console.driver.page_source
     # Half the bytes arrived and the gate holds the rest: the bar stands between empty and full.
     console.wait(lambda d: 0 < float(d.find_element(By.ID, 'job-progress').get_attribute('value') or 0)
                  < float(d.find_element(By.ID, 'job-progress').get_attribute('max')))
