@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from gateway import Client
 from origin import pattern
 
 MiB = 1024 * 1024
@@ -224,9 +225,12 @@ def test_another_tenant_sees_none_of_the_first_tenants_jobs(console, tenant, adm
     assert 'not_found' in console.problem_text()
 
 
-def test_admin_overview_and_tenants(console, tenant, admin, origin):
+def test_admin_overview_tenants_keys_and_every_tenants_jobs(console, tenant, admin, origin):
     job = tenant.submit(f'{origin.url}/bytes/{MiB}')['id']
     tenant.wait_for_state(job, {'succeeded'})
+    name = gate()
+    running = tenant.submit(f'{origin.url}/gated/{name}/{MiB}')['id']
+    tenant.wait_for_state(running, {'running'})
     console.sign_in(admin.key)
     count = console.find('#jobs-by-state [data-state="succeeded"] .value')
     console.wait(lambda d: int(count.text) >= 1)
@@ -234,10 +238,27 @@ def test_admin_overview_and_tenants(console, tenant, admin, origin):
     assert console.find('#bytes-last-hour').text != '0 B'
     console.screenshot('overview')
     console.go('#/admin/tenants')
-    console.find(f'tr[data-tenant="{tenant.id}"]')
+    row = console.find(f'tr[data-tenant="{tenant.id}"]')
+    assert '1 / default' in row.text, 'one running job, under the server\'s default limit'
+    # A new key for the tenant, shown once, that works; then revoked, it no longer does.
+    row.find_element(By.CSS_SELECTOR, 'summary').click()
+    console.click(f'tr[data-tenant="{tenant.id}"] details button.quiet')
+    key = console.visible('#new-key-value').text
+    assert Client(admin.base, key).send('GET', '/v1/jobs')[0] == 200
     console.screenshot('tenants')
+    console.driver.execute_script('window.confirm = () => true')
+    newest = max(admin.ok('GET', f'/v1/admin/tenants/{tenant.id}/keys')['keys'], key=lambda k: k['created_at'])['id']
+    console.click(f'li[data-key="{newest}"] button.danger')
+    console.wait(lambda d: Client(admin.base, key).send('GET', '/v1/jobs')[0] == 401)
+    assert tenant.send('GET', '/v1/jobs')[0] == 200, 'the first key still works'
+
     console.go('#/admin/jobs')
     console.find(f'tr[data-job="{job}"]')
+    console.click(f'tr[data-job="{running}"] td.url a')
+    console.wait_for_job_page_state('running')
+    console.click('#job-cancel')
+    console.wait_for_job_page_state('cancelled')
+    origin.gates.open(name)
 
 
 def test_phone_width_and_dark_mode(console, tenant, origin):

@@ -67,7 +67,7 @@ export function tenantsPage(view, shell) {
         const keys = h('div', {});
         return h('tr', {'data-tenant': tenant.id},
           h('td', {}, tenant.name, tenant.disabled ? ' (disabled)' : ''),
-          h('td', {}, `${use.running_jobs ?? '?'} / ${tenant.max_running_jobs ?? '∞'}`),
+          h('td', {}, `${use.running_jobs ?? '?'} / ${tenant.max_running_jobs ?? 'default'}`),
           h('td', {}, `${use.queued_jobs ?? '?'} / ${tenant.max_queued_jobs ?? 'default'}`),
           h('td', {}, `${format.bytes(use.stored_bytes ?? 0)} / ${tenant.max_storage_bytes !== undefined && tenant.max_storage_bytes !== null ? format.bytes(tenant.max_storage_bytes) : 'default'}`),
           h('td', {}, format.age(tenant.created_at)),

@@ -1,12 +1,13 @@
 // One job: its request (headers redacted exactly as the API shows them), response head, result, error,
 // the decision it waits for with the forms that answer it, its event timeline (the job's own event
-// stream from the first event, then live), controls, content download and delete.
+// stream from the first event, then live), controls, content download and delete. The admin sees any
+// tenant's job with its controls, read again every 2 s (event streams belong to tenants).
 
 import {api, authorization, parse} from './api.js';
 import {EventStream} from './event-stream.js';
 import {h, replace, facts} from './dom.js';
 import * as format from './format.js';
-import {label, can} from './job-states.js';
+import {label, can, finished} from './job-states.js';
 import {decisionForm} from './decision-form.js';
 
 export function jobPage(view, shell, {id, admin}) {
@@ -19,6 +20,7 @@ export function jobPage(view, shell, {id, admin}) {
   const attempts = h('div', {id: 'job-attempts'});
   let job = null;
   let stream = null;
+  let refresher = null;
 
   replace(view,
     h('p', {}, h('a', {href: admin ? '#/admin/jobs' : '#/jobs'}, '← Jobs')),
@@ -168,7 +170,18 @@ export function jobPage(view, shell, {id, admin}) {
     if (!first) return;
     show(first);
     loadAttempts();
-    if (admin) return;
+    if (admin) {
+      // The event streams are the tenant's own: the admin's view of a job is read again every 2 s until it ends.
+      refresher = setInterval(async () => {
+        const next = await shell.attempt(() => api('GET', base));
+        if (next && next.updated_at !== job.updated_at) {
+          show(next);
+          loadAttempts();
+        }
+        if (!next || finished.has(next.state)) clearInterval(refresher);
+      }, 2000);
+      return;
+    }
     // From the first stored event (Last-Event-ID 0): the timeline, then live changes; it ends with the job.
     stream = new EventStream(`/v1/jobs/${id}/events`, ({type, data}) => {
       addEvent(type, data);
@@ -181,6 +194,9 @@ export function jobPage(view, shell, {id, admin}) {
     }, {lastEventID: 0, reconnectAfterEnd: false, onProblem: (error) => shell.showProblem(error)});
   })();
 
-  return () => stream?.close();
+  return () => {
+    stream?.close();
+    clearInterval(refresher);
+  };
 }
 
