@@ -2,6 +2,7 @@
 origin and one headless Chromium for the whole run; a fresh tenant for each test that wants one."""
 
 import os
+import signal
 import uuid
 
 import pytest
@@ -13,6 +14,15 @@ from origin import Origin
 from console_page import ConsolePage
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f'signal {signum}')
+
+
+# The run's time limit (Tests/console/run) ends it with SIGTERM: as an interrupt, pytest still tears the
+# fixtures down, so no ferryd, PostgreSQL or Chromium outlives the run.
+signal.signal(signal.SIGTERM, _interrupt)
 
 
 @pytest.fixture(scope='session')
