@@ -117,13 +117,20 @@ let package = Package(
             name: "FerryWebhooks",
             dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", logging, serviceLifecycle]
         ),
+        // Files under a target's Embedded/ folder compiled into it as bytes (`EmbeddedFiles.all`): the
+        // plugin, and the tool it runs at build time.
+        .executableTarget(name: "embed-files"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
+        // Embedded/console holds the operator console's HTML, CSS and JavaScript, served under /console.
         .target(
             name: "FerryAPI",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
                 crypto, logging, hummingbird, serviceLifecycle, httpTypes,
-            ]
+            ],
+            exclude: ["Embedded"],
+            plugins: ["EmbedFiles"]
         ),
         // The composition root: configuration, and buildApplication(configuration:).
         .target(

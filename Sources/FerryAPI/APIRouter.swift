@@ -20,6 +20,7 @@ package enum APIRouter {
         /// follow live events.
         package var eventFeed: JobEventFeed
         package var webhooks: WebhookStore
+        package var overview: OverviewStore
         package var database: DatabaseProbe
         package var files: GatewayFiles
         package var metrics: GatewayMetrics
@@ -30,8 +31,8 @@ package enum APIRouter {
 
         package init(
             keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
-            blobs: BlobStore, events: JobEventStore, eventFeed: JobEventFeed, webhooks: WebhookStore, database: DatabaseProbe,
-            files: GatewayFiles, metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?
+            blobs: BlobStore, events: JobEventStore, eventFeed: JobEventFeed, webhooks: WebhookStore, overview: OverviewStore,
+            database: DatabaseProbe, files: GatewayFiles, metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?
         ) {
             self.keys = keys
             self.jobs = jobs
@@ -42,6 +43,7 @@ package enum APIRouter {
             self.events = events
             self.eventFeed = eventFeed
             self.webhooks = webhooks
+            self.overview = overview
             self.database = database
             self.files = files
             self.metrics = metrics
@@ -57,6 +59,7 @@ package enum APIRouter {
         HealthRoutes(database: dependencies.database).add(to: router)
         MetricsRoutes(metrics: dependencies.metrics, database: dependencies.database).add(to: router)
         OpenAPIRoute().add(to: router)
+        ConsoleRoutes(assets: .embedded).add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
         let jobRoutes = JobRoutes(
@@ -77,6 +80,7 @@ package enum APIRouter {
 
         let admin = v1.group("/admin")
         TenantRoutes(keys: dependencies.keys).add(to: admin)
+        OverviewRoutes(store: dependencies.overview).add(to: admin)
         jobRoutes.addAdminRoutes(to: admin)
         webhookRoutes.addAdminRoutes(to: admin)
         allowed.load(router.routes.map { ($0.path.description, $0.method.rawValue) })

@@ -1,9 +1,10 @@
 import Crypto
+import FerryModel
 import FerryStore
 import Foundation
 import Hummingbird
 
-/// `PUT /v1/blobs` and `DELETE /v1/blobs/{id}`: a body for later upload jobs, streamed to disk (never held whole in memory) and
+/// `PUT /v1/blobs`, `GET /v1/blobs` and `DELETE /v1/blobs/{id}`: a body for later upload jobs, streamed to disk (never held whole in memory) and
 /// hashed on the way. The row is written only once the file is complete, so a broken upload leaves
 /// neither a row nor a file.
 struct BlobRoutes {
@@ -17,9 +18,22 @@ struct BlobRoutes {
         var size: Int64
         var sha256: String
         var contentType: String?
+        /// In listings; the reply to PUT has none (the blob was stored just then).
+        var createdAt: String?
         enum CodingKeys: String, CodingKey {
             case id, size, sha256
             case contentType = "content_type"
+            case createdAt = "created_at"
+        }
+    }
+
+    /// `GET /v1/blobs`: a page, newest first, and the cursor of the next one (nil on the last).
+    struct BlobPage: ResponseEncodable {
+        var blobs: [BlobView]
+        var nextCursor: String?
+        enum CodingKeys: String, CodingKey {
+            case blobs
+            case nextCursor = "next_cursor"
         }
     }
 
@@ -45,6 +59,18 @@ struct BlobRoutes {
                 throw error
             }
             return EditedResponse(status: .created, response: BlobView(id: id.lowercasedString, size: size, sha256: digest, contentType: contentType))
+        }
+        group.get("/blobs") { request, context in
+            let tenant = try context.requireTenant()
+            var errors: [Problem.FieldError] = []
+            let parameters = PageParameters(request, errors: &errors)
+            guard errors.isEmpty else { throw Problem.invalid(errors) }
+            let page = try await blobs.blobs(tenant: tenant, limit: parameters.limit, after: parameters.cursor)
+            return BlobPage(
+                blobs: page.blobs.map {
+                    BlobView(id: $0.id.lowercasedString, size: $0.size, sha256: $0.sha256, contentType: $0.contentType, createdAt: JobView.timestamp($0.createdAt))
+                },
+                nextCursor: page.next?.token)
         }
         group.delete("/blobs/{id}") { _, context in
             let tenant = try context.requireTenant()

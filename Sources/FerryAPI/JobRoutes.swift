@@ -92,8 +92,8 @@ struct JobRoutes {
     ) {
         group.get("/jobs") { request, context in
             let scope = try scope(context)
-            let (state, limit, cursor) = try Self.listParameters(request)
-            let page = try await jobs.jobs(scope: scope, state: state, limit: limit, after: cursor)
+            let (state, urlContains, limit, cursor) = try Self.listParameters(request)
+            let page = try await jobs.jobs(scope: scope, state: state, urlContains: urlContains, limit: limit, after: cursor)
             return JobPage(jobs: page.jobs.map { JobView($0, showTenant: showTenant) }, nextCursor: page.next?.token)
         }
         group.get("/jobs/{id}") { _, context -> Response in
@@ -106,6 +106,12 @@ struct JobRoutes {
             }
             guard let body else { throw Problem.notFound("job \(id)") }
             return Self.json(body)
+        }
+        group.get("/jobs/{id}/attempts") { _, context in
+            let scope = try scope(context)
+            let id = try TenantRoutes.id(context, "id")
+            guard let attempts = try await jobs.attempts(of: id, scope: scope) else { throw Problem.notFound("job \(id)") }
+            return JobAttemptList(attempts)
         }
         for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {
             group.post("/jobs/{id}/\(action)") { _, context in
@@ -133,7 +139,7 @@ struct JobRoutes {
         return key
     }
 
-    static func listParameters(_ request: Request) throws -> (JobState?, Int, JobCursor?) {
+    static func listParameters(_ request: Request) throws -> (JobState?, String?, Int, JobCursor?) {
         let query = request.uri.queryParameters
         var errors: [Problem.FieldError] = []
         var state: JobState?
@@ -143,8 +149,17 @@ struct JobRoutes {
                 errors.append(.init(field: "state", message: "must be one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))"))
             }
         }
+        // As long as a URL may be; NUL is refused here as in every JSON body (PostgreSQL text cannot hold it).
+        var urlContains: String?
+        if let text = query["url_contains"].map(String.init) {
+            if text.isEmpty || text.utf8.count > SubmittedURL.maximumLength || text.utf8.contains(0) {
+                errors.append(.init(field: "url_contains", message: "must be 1 to \(SubmittedURL.maximumLength) bytes without NUL"))
+            } else {
+                urlContains = text
+            }
+        }
         let page = PageParameters(request, errors: &errors)
         guard errors.isEmpty else { throw Problem.invalid(errors) }
-        return (state, page.limit, page.cursor)
+        return (state, urlContains, page.limit, page.cursor)
     }
 }

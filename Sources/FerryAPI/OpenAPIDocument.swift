@@ -61,6 +61,10 @@ enum OpenAPIDocument {
     {
       "name": "credentials",
       "description": "A tenant's credential vault: secrets for authentication challenges, encrypted at rest and never returned (tenant API key)."
+    },
+    {
+      "name": "console",
+      "description": "The operator console in the browser."
     }
   ],
   "paths": {
@@ -316,6 +320,9 @@ enum OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/State"
+          },
+          {
+            "$ref": "#/components/parameters/URLContains"
           },
           {
             "$ref": "#/components/parameters/Limit"
@@ -1004,6 +1011,48 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/DatabaseUnavailable"
           }
         }
+      },
+      "get": {
+        "operationId": "listBlobs",
+        "tags": [
+          "blobs"
+        ],
+        "summary": "The tenant's blobs, newest first",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of blobs.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BlobPage"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/InvalidRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
+          }
+        }
       }
     },
     "/v1/sessions": {
@@ -1591,6 +1640,9 @@ enum OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/State"
+          },
+          {
+            "$ref": "#/components/parameters/URLContains"
           },
           {
             "$ref": "#/components/parameters/Limit"
@@ -2500,6 +2552,202 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "/console": {
+      "get": {
+        "operationId": "console",
+        "tags": [
+          "console"
+        ],
+        "summary": "The operator console's page",
+        "description": "Plain HTML, CSS and JavaScript compiled into ferryd; after sign-in with an API key (kept in the tab's session storage, sent as the bearer header) it uses only this API. Served with a strict Content-Security-Policy and an ETag (If-None-Match gives a 304).",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The console's HTML page.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified since the ETag sent in If-None-Match."
+          }
+        }
+      }
+    },
+    "/console/{asset}": {
+      "get": {
+        "operationId": "consoleAsset",
+        "tags": [
+          "console"
+        ],
+        "summary": "One of the console's files",
+        "security": [],
+        "parameters": [
+          {
+            "name": "asset",
+            "in": "path",
+            "required": true,
+            "description": "A file name such as app.js or console.css.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The file, with its content type.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/css": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "image/svg+xml": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "304": {
+            "description": "Not modified since the ETag sent in If-None-Match."
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/jobs/{id}/attempts": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "listJobAttempts",
+        "tags": [
+          "jobs"
+        ],
+        "summary": "Every attempt at the job: when it ran, how it ended, bytes received",
+        "responses": {
+          "200": {
+            "description": "The attempts, first first; none for a job no worker took yet.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JobAttemptList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/TenantKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/jobs/{id}/attempts": {
+      "parameters": [
+        {
+          "$ref": "#/components/parameters/JobID"
+        }
+      ],
+      "get": {
+        "operationId": "adminListJobAttempts",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Every attempt at any tenant's job",
+        "responses": {
+          "200": {
+            "description": "The attempts, first first; none for a job no worker took yet.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JobAttemptList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/admin/overview": {
+      "get": {
+        "operationId": "adminOverview",
+        "tags": [
+          "admin"
+        ],
+        "summary": "The gateway at a glance",
+        "description": "Jobs per state, bytes moved in each minute of the last hour, the oldest queued job, webhook deliveries that failed, and each tenant's running and queued jobs and stored bytes.",
+        "responses": {
+          "200": {
+            "description": "The overview.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Overview"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/AdminKeyRequired"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/DatabaseUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -2678,6 +2926,16 @@ enum OpenAPIDocument {
         "description": "`wait=N` (RFC 7240 §4.3): wait up to N seconds (at most 60) for the job to end, and answer 200 with the finished job (and its content) if it does. A job still running after N seconds is answered as without the preference (201). `respond-async`, or a preference that cannot be read, is ignored.",
         "schema": {
           "type": "string"
+        }
+      },
+      "URLContains": {
+        "name": "url_contains",
+        "in": "query",
+        "required": false,
+        "description": "Only jobs whose request URL contains this text, letter case aside (1 to 8,192 bytes).",
+        "schema": {
+          "type": "string",
+          "minLength": 1
         }
       }
     },
@@ -3425,6 +3683,11 @@ enum OpenAPIDocument {
           "content_type": {
             "type": "string",
             "description": "The upload's Content-Type, when it had one."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "In listings; the reply to PUT has none."
           }
         }
       },
@@ -4822,6 +5085,220 @@ enum OpenAPIDocument {
             "type": "string",
             "description": "The body itself, for a `data` job whose body is at most 65,536 bytes.",
             "pattern": "^[A-Za-z0-9+/]*={0,2}$"
+          }
+        }
+      },
+      "JobAttempt": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "attempt",
+          "started_at",
+          "bytes"
+        ],
+        "properties": {
+          "attempt": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "started_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "finished_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Absent while the attempt runs."
+          },
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "succeeded",
+              "failed",
+              "retrying",
+              "paused",
+              "cancelled",
+              "interrupted"
+            ],
+            "description": "Absent while it runs; interrupted: its worker lost the lease (died or stalled)."
+          },
+          "error_code": {
+            "type": "string"
+          },
+          "http_status": {
+            "type": "integer",
+            "minimum": 100,
+            "maximum": 999
+          },
+          "bytes": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Bytes the attempt received."
+          }
+        }
+      },
+      "JobAttemptList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "attempts"
+        ],
+        "properties": {
+          "attempts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/JobAttempt"
+            }
+          }
+        }
+      },
+      "Overview": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "jobs_by_state",
+          "last_hour",
+          "bytes_last_hour",
+          "webhook_deliveries",
+          "tenants"
+        ],
+        "properties": {
+          "jobs_by_state": {
+            "type": "object",
+            "description": "Every job state, with the number of jobs (all tenants) in it.",
+            "additionalProperties": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "last_hour": {
+            "type": "array",
+            "description": "Sixty minutes, oldest first, the current one last.",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "start",
+                "bytes",
+                "succeeded"
+              ],
+              "properties": {
+                "start": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Bytes received by the attempts that ended in this minute."
+                },
+                "succeeded": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Jobs that succeeded in this minute."
+                }
+              }
+            }
+          },
+          "bytes_last_hour": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "oldest_queued_job": {
+            "type": "object",
+            "description": "Absent when nothing is queued.",
+            "additionalProperties": false,
+            "required": [
+              "id",
+              "tenant",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "tenant": {
+                "type": "string",
+                "format": "uuid"
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          },
+          "webhook_deliveries": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "failed",
+              "failed_last_hour"
+            ],
+            "properties": {
+              "failed": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Deliveries that used up their retry schedule."
+              },
+              "failed_last_hour": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Those of them made in the last hour."
+              }
+            }
+          },
+          "tenants": {
+            "type": "array",
+            "description": "Each tenant's use, oldest tenant first; its limits are in GET /v1/admin/tenants.",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "tenant",
+                "running_jobs",
+                "queued_jobs",
+                "stored_bytes"
+              ],
+              "properties": {
+                "tenant": {
+                  "type": "string",
+                  "format": "uuid"
+                },
+                "running_jobs": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "queued_jobs": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "stored_bytes": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "description": "Blobs and succeeded jobs' content still kept: what the storage quota counts."
+                }
+              }
+            }
+          }
+        }
+      },
+      "BlobPage": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "blobs"
+        ],
+        "properties": {
+          "blobs": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Blob"
+            }
+          },
+          "next_cursor": {
+            "type": "string",
+            "description": "Absent on the last page."
           }
         }
       }

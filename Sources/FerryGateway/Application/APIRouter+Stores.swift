@@ -19,7 +19,8 @@ extension APIRouter.Dependencies {
             credentials: CredentialStore(client: client, keyring: vault, logger: logger), 
             blobs: BlobStore(client: client, logger: logger, maxStorageBytesPerTenant: maxStorageBytesPerTenant),
             events: JobEventStore(client: client, logger: logger), eventFeed: eventFeed,
-            webhooks: WebhookStore(client: client, keyring: vault, logger: logger), database: DatabaseProbe(client: client, logger: logger),
+            webhooks: WebhookStore(client: client, keyring: vault, logger: logger), overview: OverviewStore(client: client, logger: logger),
+            database: DatabaseProbe(client: client, logger: logger),
             files: files, metrics: metrics, decisionCredentials: decisionCredentials)
         dependencies.eventStreams = eventStreams
         return dependencies

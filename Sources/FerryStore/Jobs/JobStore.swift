@@ -202,12 +202,16 @@ public struct JobStore: Sendable {
     }
 
     /// A page of jobs, newest first, after `cursor` (from the previous page).
-    public func jobs(scope: Scope, state: JobState?, limit: Int, after cursor: JobCursor?) async throws -> (jobs: [JobRecord], next: JobCursor?) {
+    /// `urlContains`: only jobs whose request URL contains this text, letter case aside.
+    public func jobs(
+        scope: Scope, state: JobState?, urlContains: String? = nil, limit: Int, after cursor: JobCursor?
+    ) async throws -> (jobs: [JobRecord], next: JobCursor?) {
         let rows = try await client.query(
             """
             SELECT \(unescaped: JobRecord.columns) FROM jobs
             WHERE (\(scope.tenantID)::uuid IS NULL OR tenant_id = \(scope.tenantID))
               AND (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue))
+              AND (\(urlContains)::text IS NULL OR strpos(lower(request->>'url'), lower(\(urlContains))) > 0)
               AND (\(cursor?.createdMicros)::bigint IS NULL
                    OR (created_at, id) < ('epoch'::timestamptz + \(cursor?.createdMicros) * interval '1 microsecond', \(cursor?.id)))
             ORDER BY created_at DESC, id DESC

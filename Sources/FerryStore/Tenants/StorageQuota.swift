@@ -78,15 +78,21 @@ package struct StorageQuota: Sendable {
     private static func used(by tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
         var used: Int64 = 0
         for try await value in try await connection.query(
-            """
-            SELECT ((SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = \(tenant))
-                  + (SELECT coalesce(sum((result->>'size')::bigint), 0) FROM jobs
-                     WHERE tenant_id = \(tenant) AND state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL))::bigint
-            """, logger: logger
+            "SELECT \(unescaped: storedBytes(ofTenantIn: "t.id")) FROM tenants t WHERE t.id = \(tenant)", logger: logger
         ).decode(Int64.self) {
             used = value
         }
         return used
+    }
+
+    /// SQL for the bytes the quota counts for the tenant whose id is in `column` (a bigint): its blobs
+    /// and its succeeded jobs' content still kept. One definition for the quota and the admin's overview.
+    package static func storedBytes(ofTenantIn column: String) -> String {
+        """
+        ((SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = \(column))
+         + (SELECT coalesce(sum((result->>'size')::bigint), 0) FROM jobs
+            WHERE tenant_id = \(column) AND state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL))::bigint
+        """
     }
 
     /// The refusal for `bytes` more than `standing` allows.
