@@ -12,6 +12,14 @@ enum EarliestStart {
         let date = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
         guard let date, date.timeIntervalSince(now) <= Double(maximumDaysAhead) * 86_400 else { return nil }
-        return date
+        return roundedUpToTheMillisecond(date)
+    }
+
+    /// Timestamps are written to the millisecond, truncating; a time rounded up first is written as
+    /// itself or later, never earlier. A whole millisecond stays itself however its binary fraction
+    /// falls (.8 may be .7999... or .8000...1): a microsecond's slack before rounding up, a tenth of
+    /// a millisecond after it so that truncating keeps it.
+    private static func roundedUpToTheMillisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000 - 0.001).rounded(.up) / 1000 + 0.0001)
     }
 }

@@ -1,4 +1,6 @@
 @testable import FerryAPI
+import FerryModel
+import Foundation
 import Testing
 
 /// Reading `Prefer: wait` (RFC 7240 §2, §4.3) by bytes: names case-insensitive, blanks around `=`,
@@ -30,5 +32,21 @@ struct PreferWaitTests {
         for (fields, expected) in cases {
             #expect(PreferWait(fields: fields)?.seconds == expected, "Prefer: \(fields)")
         }
+    }
+}
+
+/// `not_before` keeps the millisecond it names (never an earlier one) whatever its binary fraction.
+@Suite("not_before times")
+struct EarliestStartTests {
+    @Test("each millisecond of a second is written back as itself; sub-millisecond times round up (BG-18)")
+    func millisecondsSurvive() throws {
+        let now = try Date("2026-11-25T18:00:00Z", strategy: .iso8601)
+        for millisecond in 0..<1000 {
+            let text = "2026-11-25T18:06:16.\(String(format: "%03d", millisecond))Z"
+            let parsed = try #require(EarliestStart.parse(text, now: now))
+            #expect(JobView.timestamp(parsed) == text)
+        }
+        let sub = try #require(EarliestStart.parse("2026-11-25T18:06:16.8004Z", now: now))
+        #expect(JobView.timestamp(sub) == "2026-11-25T18:06:16.801Z")
     }
 }
