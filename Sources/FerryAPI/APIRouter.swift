@@ -22,7 +22,9 @@ package enum APIRouter {
         package var webhooks: WebhookStore
         package var database: DatabaseProbe
         package var files: GatewayFiles
+        /// What the routes record (the queue at each scrape), and the registry `/metrics` shows.
         package var metrics: GatewayMetrics
+        package var exposition: PrometheusExposition
         /// Seals the credentials of decision answers; without it, answers with a credential are refused.
         package var decisionCredentials: DecisionCredentials?
         /// Event streams each tenant may hold open at once.
@@ -31,7 +33,7 @@ package enum APIRouter {
         package init(
             keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
             blobs: BlobStore, events: JobEventStore, eventFeed: JobEventFeed, webhooks: WebhookStore, database: DatabaseProbe,
-            files: GatewayFiles, metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?
+            files: GatewayFiles, metrics: GatewayMetrics, exposition: PrometheusExposition, decisionCredentials: DecisionCredentials?
         ) {
             self.keys = keys
             self.jobs = jobs
@@ -45,6 +47,7 @@ package enum APIRouter {
             self.database = database
             self.files = files
             self.metrics = metrics
+            self.exposition = exposition
             self.decisionCredentials = decisionCredentials
         }
     }
@@ -52,16 +55,19 @@ package enum APIRouter {
     package static func build(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         let allowed = AllowedMethods()
-        router.add(middleware: LatencyMiddleware(metrics: dependencies.metrics))
+        // Requests by route template, method and status, through the process's MetricsSystem
+        // (`PrometheusExposition.bootstrapMetricsSystem`); outermost, so it times every answer,
+        // problems included.
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ProblemMiddleware(allowed: allowed))
         HealthRoutes(database: dependencies.database).add(to: router)
-        MetricsRoutes(metrics: dependencies.metrics, database: dependencies.database).add(to: router)
+        MetricsRoutes(metrics: dependencies.metrics, exposition: dependencies.exposition, database: dependencies.database).add(to: router)
         OpenAPIRoute().add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
         let jobRoutes = JobRoutes(
             jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy(),
-            endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed))
+            endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed), metrics: dependencies.metrics)
         jobRoutes.addTenantRoutes(to: v1)
         DecisionRoutes(
             jobs: dependencies.jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(),
