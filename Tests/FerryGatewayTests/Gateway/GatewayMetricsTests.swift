@@ -54,6 +54,8 @@ struct GatewayMetricsTests {
                 let failure = try await other.waitForState(missing, ["succeeded", "failed"])
                 #expect(failure["state"] as? String == "failed")
                 #expect((failure["error"] as? [String: Any])?["code"] as? String == "http_error")
+                // No route: labelled `unmatched`, not with its path.
+                #expect(try await downloader.get("/v1/no-such-route/\(downloaded)").status == 404)
                 let deliveries = try await GatewayWebhookTests.waitForDeliveries(downloader, job: downloaded) {
                     !$0.isEmpty && $0.allSatisfy { $0["status"] as? String == "delivered" }
                 }
@@ -117,6 +119,8 @@ struct GatewayMetricsTests {
                 #expect(metrics.value("ferry_http_requests_total", submitted) == 4)
                 let routes = Set(metrics.samples("ferry_http_request_duration_seconds_count").compactMap { $0.labels["route"] })
                 #expect(routes.contains("/v1/jobs/{id}"))
+                #expect(metrics.value("ferry_http_requests_total", ["method": "GET", "route": "unmatched", "status": "404"]) == 1)
+                #expect(!routes.contains { $0.contains("no-such-route") })
                 for id in [downloaded, uploaded, missing, slow] {
                     #expect(!metrics.families.values.contains { $0.samples.contains { $0.labels.values.contains { $0.contains(id) } } })
                 }
