@@ -71,7 +71,7 @@ package enum APIRouter {
         jobRoutes.addTenantRoutes(to: v1)
         DecisionRoutes(
             jobs: dependencies.jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(),
-            recentJobs: jobRoutes.recentJobs
+            recentJobs: jobRoutes.recentJobs, metrics: dependencies.metrics
         ).add(to: v1)
         BlobRoutes(blobs: dependencies.blobs, files: dependencies.files).add(to: v1)
         CredentialRoutes(credentials: dependencies.credentials).add(to: v1)

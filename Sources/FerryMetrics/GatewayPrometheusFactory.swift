@@ -17,10 +17,16 @@ struct GatewayPrometheusFactory: MetricsFactory {
     private static let defaultValueBuckets: [Double] = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000]
 
     private struct Family {
-        var name: String
+        /// The name (whole, as `metricName`: Ferry's names carry their unit already) and help text.
+        var descriptor: MetricNameDescriptor
         var labels: [(String, String)]
-        var help: String
         var buckets: [Double]?
+
+        init(name: String, labels: [(String, String)], help: String, buckets: [Double]?) {
+            self.descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+            self.labels = labels
+            self.buckets = buckets
+        }
     }
 
     private static func family(_ label: String, _ dimensions: [(String, String)]) -> Family {
@@ -33,30 +39,30 @@ struct GatewayPrometheusFactory: MetricsFactory {
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         let family = Self.family(label, dimensions)
-        return registry.makeCounter(name: family.name, labels: family.labels, help: family.help)
+        return registry.makeCounter(descriptor: family.descriptor, labels: family.labels)
     }
 
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
         let family = Self.family(label, dimensions)
-        return registry.makeCounter(name: family.name, labels: family.labels, help: family.help)
+        return registry.makeCounter(descriptor: family.descriptor, labels: family.labels)
     }
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         let family = Self.family(label, dimensions)
-        guard aggregate else { return registry.makeGauge(name: family.name, labels: family.labels, help: family.help) }
+        guard aggregate else { return registry.makeGauge(descriptor: family.descriptor, labels: family.labels) }
         return registry.makeValueHistogram(
-            name: family.name, labels: family.labels, buckets: family.buckets ?? Self.defaultValueBuckets, help: family.help)
+            descriptor: family.descriptor, labels: family.labels, buckets: family.buckets ?? Self.defaultValueBuckets)
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
         let family = Self.family(label, dimensions)
-        return registry.makeGauge(name: family.name, labels: family.labels, help: family.help)
+        return registry.makeGauge(descriptor: family.descriptor, labels: family.labels)
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         let family = Self.family(label, dimensions)
         let buckets = (family.buckets ?? Self.defaultDurationBuckets).map { Duration.nanoseconds(Int64(($0 * 1e9).rounded())) }
-        return registry.makeDurationHistogram(name: family.name, labels: family.labels, buckets: buckets, help: family.help)
+        return registry.makeDurationHistogram(descriptor: family.descriptor, labels: family.labels, buckets: buckets)
     }
 
     func destroyCounter(_ handler: any CounterHandler) {

@@ -226,7 +226,8 @@ public struct JobQueue: Sendable {
                 WHERE state = \(unescaped: JobStateSQL.literal(Self.overdue.from)) AND decision_deadline < now()
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE jobs SET state = \(unescaped: JobStateSQL.literal(Self.overdue.to)), finished_at = now(), error_code = \(Self.decisionTimedOut),
+            UPDATE jobs SET state = \(unescaped: JobStateSQL.literal(Self.overdue.to)), finished_at = now(),
+                error_code = \(Self.decisionTimedOut),
                 error_message = 'the ' || (decision->>'kind') || ' decision was not answered by its deadline, '
                     || to_char(decision_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                 resume_data = NULL

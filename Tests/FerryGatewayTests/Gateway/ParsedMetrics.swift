@@ -83,7 +83,8 @@ struct ParsedMetrics: Sendable {
                     value: (sample["value"] as? Double) ?? Double(sample["value"] as? String ?? "") ?? .nan)
             }
             let name = family["name"] as? String ?? ""
-            families[name] = Family(name: name, type: family["type"] as? String ?? "", help: family["help"] as? String ?? "", samples: samples)
+            families[name] = Family(
+                name: name, type: family["type"] as? String ?? "", help: family["help"] as? String ?? "", samples: samples)
         }
         return ParsedMetrics(families: families)
     }
