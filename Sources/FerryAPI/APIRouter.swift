@@ -75,7 +75,7 @@ package enum APIRouter {
         ).add(to: v1)
         BlobRoutes(blobs: dependencies.blobs, files: dependencies.files).add(to: v1)
         CredentialRoutes(credentials: dependencies.credentials).add(to: v1)
-        SessionRoutes(sessions: dependencies.sessions).add(to: v1)
+        SessionRoutes(sessions: dependencies.sessions, metrics: dependencies.metrics).add(to: v1)
         SessionCookieRoutes(sessions: dependencies.sessions, cookies: dependencies.cookies).add(to: v1)
         EventRoutes(store: dependencies.events, feed: dependencies.eventFeed, limit: dependencies.eventStreams).add(to: v1)
         let webhookRoutes = WebhookRoutes(store: dependencies.webhooks, urlPolicy: OutboundURLPolicy())
