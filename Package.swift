@@ -13,6 +13,8 @@ let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
     name: "Ferry",
@@ -34,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -89,8 +93,9 @@ let package = Package(
             name: "FerryModel",
             dependencies: ["URLLoading", crypto]
         ),
-        // The Prometheus registry the workers, the dispatcher and the API record into.
-        .target(name: "FerryMetrics", dependencies: ["FerryModel"]),
+        // What the gateway records, through swift-metrics (any backend), and the Prometheus registry
+        // behind `/metrics` that ferryd records into.
+        .target(name: "FerryMetrics", dependencies: ["FerryModel", metrics, prometheus]),
         // The vault's keys and sealing.
         .target(
             name: "FerryVault",
@@ -100,7 +105,7 @@ let package = Package(
         .target(
             name: "FerryStore",
             dependencies: [
-                "FerryModel", "FerryVault", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
+                "FerryModel", "FerryVault", "FerryMetrics", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
                 serviceLifecycle,
             ]
         ),
@@ -144,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "ferryd",
             dependencies: [
-                "FerryGateway", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser, logging,
+                "FerryGateway", "FerryMetrics", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser, logging,
                 hummingbird, postgresNIO, serviceLifecycle,
             ]
         ),

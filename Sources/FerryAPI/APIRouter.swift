@@ -23,7 +23,9 @@ package enum APIRouter {
         package var overview: OverviewStore
         package var database: DatabaseProbe
         package var files: GatewayFiles
+        /// What the routes record (the queue at each scrape), and the registry `/metrics` shows.
         package var metrics: GatewayMetrics
+        package var exposition: PrometheusExposition
         /// Seals the credentials of decision answers; without it, answers with a credential are refused.
         package var decisionCredentials: DecisionCredentials?
         /// Event streams each tenant may hold open at once.
@@ -32,7 +34,8 @@ package enum APIRouter {
         package init(
             keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
             blobs: BlobStore, events: JobEventStore, eventFeed: JobEventFeed, webhooks: WebhookStore, overview: OverviewStore,
-            database: DatabaseProbe, files: GatewayFiles, metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?
+            database: DatabaseProbe, files: GatewayFiles, metrics: GatewayMetrics, exposition: PrometheusExposition,
+            decisionCredentials: DecisionCredentials?
         ) {
             self.keys = keys
             self.jobs = jobs
@@ -47,6 +50,7 @@ package enum APIRouter {
             self.database = database
             self.files = files
             self.metrics = metrics
+            self.exposition = exposition
             self.decisionCredentials = decisionCredentials
         }
     }
@@ -54,25 +58,28 @@ package enum APIRouter {
     package static func build(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         let allowed = AllowedMethods()
-        router.add(middleware: LatencyMiddleware(metrics: dependencies.metrics))
+        // Requests by route template, method and status, through the process's MetricsSystem
+        // (`PrometheusExposition.bootstrapMetricsSystem`); outermost, so it times every answer,
+        // problems included.
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ProblemMiddleware(allowed: allowed))
         HealthRoutes(database: dependencies.database).add(to: router)
-        MetricsRoutes(metrics: dependencies.metrics, database: dependencies.database).add(to: router)
+        MetricsRoutes(metrics: dependencies.metrics, exposition: dependencies.exposition, database: dependencies.database).add(to: router)
         OpenAPIRoute().add(to: router)
         ConsoleRoutes(assets: .embedded).add(to: router)
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
         let jobRoutes = JobRoutes(
             jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy(),
-            endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed))
+            endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed), metrics: dependencies.metrics)
         jobRoutes.addTenantRoutes(to: v1)
         DecisionRoutes(
             jobs: dependencies.jobs, credentials: dependencies.decisionCredentials, urlPolicy: OutboundURLPolicy(),
-            recentJobs: jobRoutes.recentJobs
+            recentJobs: jobRoutes.recentJobs, metrics: dependencies.metrics
         ).add(to: v1)
         BlobRoutes(blobs: dependencies.blobs, files: dependencies.files).add(to: v1)
         CredentialRoutes(credentials: dependencies.credentials).add(to: v1)
-        SessionRoutes(sessions: dependencies.sessions).add(to: v1)
+        SessionRoutes(sessions: dependencies.sessions, metrics: dependencies.metrics).add(to: v1)
         SessionCookieRoutes(sessions: dependencies.sessions, cookies: dependencies.cookies).add(to: v1)
         EventRoutes(store: dependencies.events, feed: dependencies.eventFeed, limit: dependencies.eventStreams).add(to: v1)
         let webhookRoutes = WebhookRoutes(store: dependencies.webhooks, urlPolicy: OutboundURLPolicy())

@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import FerryStore
 import FerryVault
@@ -15,6 +16,8 @@ struct DecisionRoutes {
     let urlPolicy: OutboundURLPolicy
     /// The job routes' cache of job views, forgotten once the answer changed the job.
     let recentJobs: RecentJobs
+    /// Counts the jobs an answer ends at once (cancel, a rejected certificate).
+    let metrics: GatewayMetrics
 
     func add(to group: RouterGroup<GatewayRequestContext>) {
         group.post("/jobs/{id}/decision") { request, context in
@@ -28,6 +31,7 @@ struct DecisionRoutes {
             let outcome = try await outcome(of: answer, to: decision, tenant: tenant, job: id)
             let answered = try await jobs.answerDecision(id, tenant: tenant, decisionID: decision.id, outcome)
             recentJobs.forget(id)
+            if answered.state.isTerminal { metrics.jobFinished(state: answered.state, errorCode: answered.errorCode) }
             return JobView(answered)
         }
     }

@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import FerryStore
 import Foundation
@@ -13,6 +14,8 @@ struct JobRoutes {
     let urlPolicy: OutboundURLPolicy
     /// Waits for a job's end for a `Prefer: wait` submission.
     let endWait: JobEndWait
+    /// Counts the jobs a cancel ends at once (a running job's end is its worker's to count).
+    let metrics: GatewayMetrics
     let recentJobs = RecentJobs()
 
     func addTenantRoutes(to group: RouterGroup<GatewayRequestContext>) {
@@ -120,6 +123,7 @@ struct JobRoutes {
                 let job = try await jobs.control(id, event: event, scope: scope)
                 // After the change: a read racing it may have remembered the job as it was.
                 recentJobs.forget(id)
+                if job.state == .cancelled, job.stopRequest == nil { metrics.jobFinished(state: .cancelled, errorCode: job.errorCode) }
                 // A running job stops when its worker sees the request: accepted, not yet done.
                 let status: HTTPResponse.Status = job.stopRequest == nil ? .ok : .accepted
                 return EditedResponse(status: status, response: JobView(job, showTenant: showTenant))

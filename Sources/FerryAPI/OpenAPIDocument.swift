@@ -152,7 +152,7 @@ enum OpenAPIDocument {
           "metrics"
         ],
         "summary": "Prometheus metrics",
-        "description": "Jobs by state (from the database: every ferryd), and this process's running transfers, bytes received, attempts by outcome and API latency histogram by route template.",
+        "description": "The gateway's metrics, recorded through swift-metrics: jobs by state and the oldest runnable job's wait (from the database: every ferryd), and this process's running transfers, jobs started and finished (by outcome and error code), attempts and their duration, bytes received and sent per tenant, webhook deliveries by outcome, database pool waits and API requests by route template. The README's metrics section lists every metric with its type and labels.",
         "security": [],
         "responses": {
           "200": {

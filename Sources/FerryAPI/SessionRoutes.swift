@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import FerryStore
 import Foundation
@@ -6,6 +7,8 @@ import Hummingbird
 /// `/v1/sessions`: a tenant's sessions, the seeds' configured sessions that jobs run in.
 struct SessionRoutes {
     let sessions: SessionStore
+    /// Counts the jobs a `mode=cancel` invalidation cancels at once (running ones are their workers' to count).
+    let metrics: GatewayMetrics
 
     struct SessionView: ResponseEncodable {
         var id: String
@@ -100,7 +103,10 @@ struct SessionRoutes {
             guard mode == "finish" || mode == "cancel" else {
                 throw Problem.invalid([.init(field: "mode", message: "must be finish or cancel")])
             }
-            return SessionView(try await sessions.invalidate(id, mode: mode, tenant: tenant))
+            let invalidated = try await sessions.invalidate(id, mode: mode, tenant: tenant)
+            // Their error code is `cancelled`, as `SessionStore.invalidate` writes it.
+            metrics.jobFinished(state: .cancelled, errorCode: "cancelled", count: invalidated.cancelledAtOnce)
+            return SessionView(invalidated.record)
         }
     }
 }

@@ -1,98 +1,87 @@
 import FerryModel
 import Foundation
-import Synchronization
+import Metrics
 
-/// This process's counters for `/metrics`: API latency by route, bytes moved, transfers running.
-/// (Job counts by state come from the database at scrape time, so they are the cluster's.)
+/// What the gateway records, through swift-metrics: the workers' attempts and bytes, the webhook
+/// dispatcher's deliveries, the database pool's waits, and the queue read at scrape time. Names,
+/// help and buckets are `GatewayMetric`'s. Any swift-metrics backend can take them; ferryd gives
+/// the Prometheus one behind `/metrics` (`PrometheusExposition`).
+///
+/// Label values are bounded: outcomes, kinds, states and error codes come from fixed lists in code,
+/// tenants from `TenantSeries`.
 public final class GatewayMetrics: Sendable {
-    /// Upper bounds of the latency buckets, seconds.
-    package static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// How many tenants get series of their own before the rest share `tenant="other"`.
+    public static let defaultTenantSeriesLimit = 100
 
-    package struct Series: Hashable {
-        package var method: String
-        package var route: String
-        package var status: Int
+    private let factory: any MetricsFactory
+    private let tenants: TenantSeries
+    private let transfersRunning: Meter
 
-        package init(method: String, route: String, status: Int) {
-            self.method = method
-            self.route = route
-            self.status = status
-        }
+    /// - Parameters:
+    ///   - factory: the backend; by default the process's `MetricsSystem` (a no-op until bootstrapped).
+    ///   - tenantSeriesLimit: tenants with series of their own (`TenantSeries`).
+    public init(factory: any MetricsFactory = MetricsSystem.factory, tenantSeriesLimit: Int = GatewayMetrics.defaultTenantSeriesLimit) {
+        self.factory = factory
+        self.tenants = TenantSeries(limit: tenantSeriesLimit)
+        // Made now, so that `/metrics` shows 0 before the first transfer.
+        self.transfersRunning = Meter(label: GatewayMetric.transfersRunning.name, factory: factory)
+        transfersRunning.set(0)
     }
 
-    package struct Histogram {
-        package var buckets: [UInt64] = Array(repeating: 0, count: GatewayMetrics.latencyBuckets.count)
-        package var count: UInt64 = 0
-        package var sum: Double = 0
+    // MARK: - Workers
 
-        package init(buckets: [UInt64] = Array(repeating: 0, count: GatewayMetrics.latencyBuckets.count), count: UInt64 = 0, sum: Double = 0) {
-            self.buckets = buckets
-            self.count = count
-            self.sum = sum
-        }
+    /// An attempt of a `kind` job begins; `attempt` counts from 1, so 1 is the job's start.
+    package func attemptStarted(kind: JobSpecification.Kind, attempt: Int) {
+        transfersRunning.increment()
+        if attempt == 1 { counter(.jobsStarted, ("kind", kind.rawValue)).increment() }
     }
 
-    private struct State {
-        var latency: [Series: Histogram] = [:]
-        var bytesTransferred: UInt64 = 0
-        var attemptsFinished: [String: UInt64] = [:]
+    /// An attempt ended with `outcome` (`job_attempts.outcome`: succeeded, retrying, failed, paused,
+    /// ...) after `duration`, having moved these body bytes for `tenant`.
+    package func attemptFinished(
+        kind: JobSpecification.Kind, tenant: UUID, outcome: String, duration: Duration, bytesReceived: Int64, bytesSent: Int64
+    ) {
+        transfersRunning.decrement()
+        counter(.attemptsFinished, ("outcome", outcome)).increment()
+        CoreMetrics.Timer(
+            label: GatewayMetric.attemptDuration.name, dimensions: [("kind", kind.rawValue), ("outcome", outcome)], factory: factory
+        ).record(duration: duration)
+        let tenantLabel = tenants.label(for: tenant)
+        if bytesReceived > 0 { counter(.receivedBytes, ("tenant", tenantLabel)).increment(by: bytesReceived) }
+        if bytesSent > 0 { counter(.sentBytes, ("tenant", tenantLabel)).increment(by: bytesSent) }
     }
 
-    private let state = Mutex(State())
-    private let runningTransfers = Atomic<Int>(0)
-
-    public init() {}
-
-    package func observeRequest(method: String, route: String, status: Int, seconds: Double) {
-        state.withLock { state in
-            var histogram = state.latency[Series(method: method, route: route, status: status)] ?? Histogram()
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[Series(method: method, route: route, status: status)] = histogram
-        }
+    /// `count` jobs reached `state` (succeeded, failed or cancelled) through this process; `errorCode`
+    /// is their error code, nil when they succeeded.
+    package func jobFinished(state: JobState, errorCode: String?, count: Int = 1) {
+        guard count > 0 else { return }
+        counter(.jobsFinished, ("outcome", state.rawValue), ("error_code", errorCode ?? "none")).increment(by: count)
     }
 
-    package func transferStarted() { runningTransfers.add(1, ordering: .relaxed) }
+    // MARK: - Webhooks
 
-    package func transferFinished(outcome: String, bytes: Int64) {
-        runningTransfers.subtract(1, ordering: .relaxed)
-        state.withLock { state in
-            state.bytesTransferred += UInt64(max(0, bytes))
-            state.attemptsFinished[outcome, default: 0] += 1
-        }
+    /// A delivery attempt was recorded: `delivered`, `retrying` or `failed`.
+    package func webhookDeliveryAttempted(outcome: String) {
+        counter(.webhookDeliveries, ("outcome", outcome)).increment()
     }
 
-    /// The Prometheus text exposition format (version 0.0.4).
-    package func render(jobsByState: [String: Int64]) -> String {
-        let snapshot = state.withLock { $0 }
-        var lines: [String] = []
-        lines.append("# HELP ferry_jobs Jobs in the database by state (all tenants, all ferryd processes).")
-        lines.append("# TYPE ferry_jobs gauge")
-        for state in JobState.allCases.map(\.rawValue) { lines.append("ferry_jobs{state=\"\(state)\"} \(jobsByState[state] ?? 0)") }
-        lines.append("# HELP ferry_transfers_running Transfers this process runs now.")
-        lines.append("# TYPE ferry_transfers_running gauge")
-        lines.append("ferry_transfers_running \(runningTransfers.load(ordering: .relaxed))")
-        lines.append("# HELP ferry_transfer_bytes_total Body bytes received by this process's finished attempts.")
-        lines.append("# TYPE ferry_transfer_bytes_total counter")
-        lines.append("ferry_transfer_bytes_total \(snapshot.bytesTransferred)")
-        lines.append("# HELP ferry_job_attempts_total Attempts this process finished, by outcome.")
-        lines.append("# TYPE ferry_job_attempts_total counter")
-        for (outcome, count) in snapshot.attemptsFinished.sorted(by: { $0.key < $1.key }) {
-            lines.append("ferry_job_attempts_total{outcome=\"\(outcome)\"} \(count)")
+    // MARK: - Database
+
+    /// A connection (or transaction) call waited this long for one of the pool's connections.
+    package func databasePoolWaited(_ duration: Duration) {
+        CoreMetrics.Timer(label: GatewayMetric.databasePoolWait.name, factory: factory).record(duration: duration)
+    }
+
+    /// The queue as `/metrics` read it from the database: jobs per state (every `JobState`, 0 when
+    /// absent) and the oldest runnable job's wait in seconds.
+    package func recordQueue(jobsByState: [String: Int64], oldestRunnableJobAge: Double) {
+        for state in JobState.allCases.map(\.rawValue) {
+            Gauge(label: GatewayMetric.jobs.name, dimensions: [("state", state)], factory: factory).record(jobsByState[state] ?? 0)
         }
-        lines.append("# HELP ferry_http_request_duration_seconds API request latency, by method, route and status.")
-        lines.append("# TYPE ferry_http_request_duration_seconds histogram")
-        let series = snapshot.latency.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
-        for (key, histogram) in series {
-            let labels = "method=\"\(key.method)\",route=\"\(key.route)\",status=\"\(key.status)\""
-            for (index, bound) in Self.latencyBuckets.enumerated() {
-                lines.append("ferry_http_request_duration_seconds_bucket{\(labels),le=\"\(bound)\"} \(histogram.buckets[index])")
-            }
-            lines.append("ferry_http_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(histogram.count)")
-            lines.append("ferry_http_request_duration_seconds_sum{\(labels)} \(histogram.sum)")
-            lines.append("ferry_http_request_duration_seconds_count{\(labels)} \(histogram.count)")
-        }
-        return lines.joined(separator: "\n") + "\n"
+        Gauge(label: GatewayMetric.queueOldestJobAge.name, factory: factory).record(oldestRunnableJobAge)
+    }
+
+    private func counter(_ metric: GatewayMetric, _ dimensions: (String, String)...) -> Counter {
+        Counter(label: metric.name, dimensions: dimensions, factory: factory)
     }
 }

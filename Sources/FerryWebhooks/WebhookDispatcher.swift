@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import FerryStore
 import Foundation
@@ -37,15 +38,19 @@ public final class WebhookDispatcher: Service, Sendable {
     private let store: WebhookStore
     private let feed: JobEventFeed
     private let settings: Settings
+    private let metrics: GatewayMetrics
     private let logger: Logger
     private let inFlight = Atomic<Int>(0)
     private let doorbell = Doorbell()
 
-    package init(queue: WebhookDeliveryQueue, store: WebhookStore, feed: JobEventFeed, settings: Settings, logger: Logger) {
+    package init(
+        queue: WebhookDeliveryQueue, store: WebhookStore, feed: JobEventFeed, settings: Settings, metrics: GatewayMetrics, logger: Logger
+    ) {
         self.queue = queue
         self.store = store
         self.feed = feed
         self.settings = settings
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -104,6 +109,7 @@ public final class WebhookDispatcher: Service, Sendable {
             if let endpointSecret = due.endpointSecret { secrets = [endpointSecret] } else { secrets = try await store.signingSecrets(tenant: due.tenantID) }
             let outcome = await attempt(due, secrets: secrets, session: session)
             try await queue.record(due, outcome)
+            metrics.webhookDeliveryAttempted(outcome: Self.metricOutcome(outcome.next))
             if outcome.next != .delivered {
                 logger.info("webhook delivery attempt did not succeed", metadata: metadata.merging([
                     "attempt": "\(due.attempt)", "status": "\(outcome.responseStatus.map(String.init) ?? "none")",
@@ -112,6 +118,15 @@ public final class WebhookDispatcher: Service, Sendable {
         } catch {
             // The claim runs out and the delivery is tried again: at least once.
             logger.warning("webhook delivery could not be recorded", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+        }
+    }
+
+    /// `ferry_webhook_deliveries_total`'s outcome label for what an attempt led to.
+    static func metricOutcome(_ next: WebhookDeliveryQueue.Next) -> String {
+        switch next {
+        case .delivered: "delivered"
+        case .retry: "retrying"
+        case .failed: "failed"
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryGateway
+import FerryMetrics
 import FerryPrivatePostgres
 import Foundation
 import Logging
@@ -53,7 +54,11 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = try GatewayConfiguration(flags: flags)
         logger.info("starting", metadata: ["configuration": "\(configuration)"])
         let host = configuration.host
-        let app = try await buildApplication(configuration: configuration, logger: logger) { channel in
+        // One registry for the process: the gateway's metrics and what libraries record through
+        // swift-metrics (Hummingbird's request metrics) are served together at /metrics.
+        let exposition = PrometheusExposition()
+        exposition.bootstrapMetricsSystem()
+        let app = try await buildApplication(configuration: configuration, exposition: exposition, logger: logger) { channel in
             let port = channel.localAddress?.port ?? 0
             // On standard output, unbuffered: scripts and tests wait for this line.
             FileHandle.standardOutput.write(Data("ferryd listening on http://\(host):\(port)\n".utf8))

@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import FerryPrivatePostgres
 @testable import FerryStore
@@ -51,6 +52,47 @@ struct DatabasePoolTests {
                 #expect(try await Self.one(pool) == 1)
                 // Just back: not yet available for a lease's length (WorkerPool takes no leases back meanwhile).
                 #expect(!pool.hasBeenAvailable(for: .seconds(600)))
+                try await cluster.stop()
+            }
+        }
+    }
+
+    @Test("each connection and transaction call records its wait for a connection in ferry_database_pool_wait_seconds; single queries lease inside PostgresNIO and record none")
+    func recordsWaitsForConnections() async throws {
+        try await TemporaryDirectory.withNew { directory in
+            let cluster = PrivatePostgres(dataDirectory: directory, durability: .throwaway, logger: logger)
+            let endpoint = try await cluster.start()
+            let exposition = PrometheusExposition()
+            var clientConfiguration = endpoint.clientConfiguration(database: endpoint.database)
+            // One connection: the concurrent calls below queue for it.
+            clientConfiguration.options.maximumConnections = 1
+            let pool = DatabasePool(
+                clientConfiguration: clientConfiguration, probeConfiguration: endpoint.connectionConfiguration(database: endpoint.database),
+                metrics: GatewayMetrics(factory: exposition.factory), logger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await pool.run() }
+                defer { group.cancelAll() }
+                for _ in 0..<4 { #expect(try await Self.one(pool) == 1) }
+                try await withThrowingTaskGroup(of: Void.self) { calls in
+                    for index in 0..<6 {
+                        calls.addTask {
+                            if index.isMultiple(of: 2) {
+                                try await pool.withConnection { connection in
+                                    for try await _ in try await connection.query("SELECT pg_sleep(0.05)", logger: logger) {}
+                                }
+                            } else {
+                                try await pool.transaction(logger: logger) { connection in
+                                    for try await _ in try await connection.query("SELECT pg_sleep(0.05)", logger: logger) {}
+                                }
+                            }
+                        }
+                    }
+                    try await calls.waitForAll()
+                }
+                let parsed = try ParsedMetrics.parse(String(decoding: exposition.text(), as: UTF8.self))
+                #expect(parsed["ferry_database_pool_wait_seconds"]?.type == "histogram")
+                #expect(parsed.value("ferry_database_pool_wait_seconds_count") == 6, "three connections and three transactions, not the queries")
+                #expect(parsed.value("ferry_database_pool_wait_seconds_bucket", ["le": "+Inf"]) == 6)
                 try await cluster.stop()
             }
         }

@@ -19,9 +19,13 @@ import PostgresNIO
 /// services stop in reverse order (the server, then the workers, ..., and last the engine and the
 /// database), so paused transfers still reach the database on the way down.
 ///
-/// - Parameter onServerRunning: told the listening channel once the server accepts connections.
+/// - Parameters:
+///   - exposition: the registry `/metrics` shows and everything here records into; ferryd's is also
+///     the process's MetricsSystem, which Hummingbird's request metrics go through.
+///   - onServerRunning: told the listening channel once the server accepts connections.
 public func buildApplication(
     configuration: GatewayConfiguration,
+    exposition: PrometheusExposition = PrometheusExposition(),
     logger: Logger = Logger(label: "ferryd"),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
@@ -42,14 +46,14 @@ public func buildApplication(
         try? await database.stop()
         throw error
     }
-    let client = makeClient(database: database, configuration: configuration, logger: logger)
+    let metrics = GatewayMetrics(factory: exposition.factory)
+    let client = makeClient(database: database, configuration: configuration, metrics: metrics, logger: logger)
     let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
     let credentials = CredentialStore(client: client, keyring: vault, logger: logger)
     let cookies = SessionCookieStore(client: client, keyring: vault, logger: logger)
     let engine = JobEngine(
         allowPrivateNetworks: configuration.allowPrivateNetworks,
         outfitters: outfitters(configuration: configuration, client: client, files: files, credentials: credentials, cookies: cookies, logger: logger))
-    let metrics = GatewayMetrics()
     // Answers to decisions seal inline passwords with the vault key; a `{"id"}` answer names one of
     // the tenant's vault credentials.
     let decisionCredentials = DecisionCredentials(keyring: vault, vault: VaultDecisionCredentials(store: credentials))
@@ -65,9 +69,9 @@ public func buildApplication(
         store: WebhookStore(client: client, keyring: vault, logger: logger), feed: eventFeed,
         settings: WebhookDispatcher.Settings(
             schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
-        logger: logger)
+        metrics: metrics, logger: logger)
     let api = APIRouter.Dependencies.stores(
-        client: client, vault: vault, files: files, metrics: metrics, eventFeed: eventFeed,
+        client: client, vault: vault, files: files, metrics: metrics, exposition: exposition, eventFeed: eventFeed,
         decisionCredentials: decisionCredentials, eventStreams: EventStreamLimit(perTenant: configuration.maxEventStreamsPerTenant),
         maxStorageBytesPerTenant: configuration.maxStorageBytesPerTenant, logger: logger)
 
@@ -111,8 +115,11 @@ private func outfitters(
 /// Workers hold a connection only for a heartbeat's statement and the API's queries are short: a
 /// bounded pool keeps several ferryd within the server's max_connections. While the database is
 /// away the pool refuses at once (503 `database_unavailable`) and comes back with it (`DatabasePool`).
-private func makeClient(database: GatewayDatabase, configuration: GatewayConfiguration, logger: Logger) -> DatabasePool {
+private func makeClient(
+    database: GatewayDatabase, configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger
+) -> DatabasePool {
     var clientConfiguration = database.clientConfiguration
     clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
-    return DatabasePool(clientConfiguration: clientConfiguration, probeConfiguration: database.connectionConfiguration, logger: logger)
+    return DatabasePool(
+        clientConfiguration: clientConfiguration, probeConfiguration: database.connectionConfiguration, metrics: metrics, logger: logger)
 }

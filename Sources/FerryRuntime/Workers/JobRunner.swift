@@ -70,7 +70,8 @@ final class JobRunner: Sendable {
 
     func run() async {
         let transfer = RunningTransfer()
-        metrics.transferStarted()
+        let started = ContinuousClock.now
+        metrics.attemptStarted(kind: job.kind, attempt: job.attempt)
         let completion: JobQueue.Completion?
         do {
             transfer.storageQuota = try await storageStanding()
@@ -83,9 +84,10 @@ final class JobRunner: Sendable {
         } catch {
             completion = finished(AttemptFailure("internal_error", "\(error)"), transfer: transfer, response: nil, resumeData: nil)
         }
-        metrics.transferFinished(
-            outcome: completion?.attemptOutcome ?? "lease_lost",
-            bytes: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone)
+        metrics.attemptFinished(
+            kind: job.kind, tenant: job.tenantID, outcome: completion?.attemptOutcome ?? "lease_lost", duration: ContinuousClock.now - started,
+            bytesReceived: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone,
+            bytesSent: transfer.progress.bytesSent)
         do {
             // Before the end is recorded: the session's next job, on any ferryd, must find the cookies
             // this one was given and the responses it cached.
@@ -94,7 +96,10 @@ final class JobRunner: Sendable {
             logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
         guard let completion else { return }
-        if await recordEnd(completion), completion.state.isTerminal { removeInheritedPartialFile() }
+        if await recordEnd(completion), completion.state.isTerminal {
+            metrics.jobFinished(state: completion.state, errorCode: completion.errorCode)
+            removeInheritedPartialFile()
+        }
     }
 
     /// The job is over: the partial file its resume data named when this attempt took it up goes

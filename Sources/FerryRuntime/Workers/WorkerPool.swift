@@ -181,6 +181,7 @@ public final class WorkerPool: Service, Sendable {
                 }
                 let overdue = try await queue.failOverdueDecisions()
                 for case let file? in overdue { unlink(file) }
+                metrics.jobFinished(state: .failed, errorCode: JobQueue.decisionTimedOut, count: overdue.count)
                 if !overdue.isEmpty { logger.info("failed jobs whose decision was not answered in time", metadata: ["jobs": "\(overdue.count)"]) }
             } catch {
                 if Task.isCancelled { return }

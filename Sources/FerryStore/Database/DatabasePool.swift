@@ -1,3 +1,4 @@
+import FerryMetrics
 import FerryModel
 import Foundation
 import Logging
@@ -37,6 +38,8 @@ public final class DatabasePool: Service, Sendable {
     private let clientConfiguration: PostgresClient.Configuration
     private let probeConfiguration: PostgresConnection.Configuration
     private let settings: Settings
+    /// Where the waits for a connection are recorded (`withConnection`, `withTransaction`).
+    private let metrics: GatewayMetrics?
     private let logger: Logger
     private let state: Mutex<State>
     private let suspicion = Doorbell()
@@ -46,13 +49,14 @@ public final class DatabasePool: Service, Sendable {
     ///   - probeConfiguration: the probe's connection, to the same database.
     public init(
         clientConfiguration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration,
-        settings: Settings = Settings(), logger: Logger
+        settings: Settings = Settings(), metrics: GatewayMetrics? = nil, logger: Logger
     ) {
         self.clientConfiguration = clientConfiguration
         var probeConfiguration = probeConfiguration
         probeConfiguration.options.connectTimeout = .milliseconds(Int64(settings.probeTimeout / .milliseconds(1)))
         self.probeConfiguration = probeConfiguration
         self.settings = settings
+        self.metrics = metrics
         self.logger = logger
         // Calls made before `run` wait in this client until it runs, as with a plain `PostgresClient`.
         self.state = Mutex(State(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)))
@@ -81,6 +85,11 @@ public final class DatabasePool: Service, Sendable {
 
     // MARK: - Calls, as PostgresClient takes them
 
+    // PostgresClient tells nobody how long a call waited for a connection (its pool's observability
+    // delegate is internal), so it is measured here, where the caller's closure starts: for
+    // `withConnection` and `withTransaction` (there, once BEGIN was answered). `query` and `execute`
+    // lease their connection inside PostgresClient, where no closure marks the moment: not measured.
+
     @discardableResult
     public func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws
         -> PostgresRowSequence
@@ -108,8 +117,12 @@ public final class DatabasePool: Service, Sendable {
         isolation: isolated (any Actor)? = #isolation, _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let client = try available()
+        let asked = ContinuousClock.now
         do {
-            return try await client.withConnection(isolation: isolation, closure)
+            return try await client.withConnection(isolation: isolation) { connection in
+                metrics?.databasePoolWaited(ContinuousClock.now - asked)
+                return try await closure(connection)
+            }
         } catch {
             throw failed(error)
         }
@@ -120,8 +133,12 @@ public final class DatabasePool: Service, Sendable {
         _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let client = try available()
+        let asked = ContinuousClock.now
         do {
-            return try await client.withTransaction(logger: logger, file: file, line: line, isolation: isolation, closure)
+            return try await client.withTransaction(logger: logger, file: file, line: line, isolation: isolation) { connection in
+                metrics?.databasePoolWaited(ContinuousClock.now - asked)
+                return try await closure(connection)
+            }
         } catch {
             throw failed(error)
         }

@@ -208,6 +208,9 @@ public struct JobQueue: Sendable {
     private static let stateOnExpiry = JobStateSQL.onExpiry { JobStateSQL.literal($0.to) }
     private static let finishedAtOnExpiry = JobStateSQL.onExpiry { $0.finishes ? "now()" : "NULL" }
 
+    /// The error code of a job whose decision was not answered in time.
+    public static let decisionTimedOut = "decision_timed_out"
+
     /// An unanswered decision fails its job.
     private static let overdue = JobStateMachine.transition(.fail, from: .waitingForDecision)
 
@@ -223,7 +226,8 @@ public struct JobQueue: Sendable {
                 WHERE state = \(unescaped: JobStateSQL.literal(Self.overdue.from)) AND decision_deadline < now()
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE jobs SET state = \(unescaped: JobStateSQL.literal(Self.overdue.to)), finished_at = now(), error_code = 'decision_timed_out',
+            UPDATE jobs SET state = \(unescaped: JobStateSQL.literal(Self.overdue.to)), finished_at = now(),
+                error_code = \(Self.decisionTimedOut),
                 error_message = 'the ' || (decision->>'kind') || ' decision was not answered by its deadline, '
                     || to_char(decision_deadline AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                 resume_data = NULL

@@ -77,9 +77,10 @@ public struct SessionStore: Sendable {
     /// Invalidates a session as the seeds' session does (SES-33): no new jobs either way; `finish`
     /// lets its jobs run to the end, `cancel` cancels them (running ones through their worker).
     /// Invalidating again is harmless, and a later `cancel` still cancels what a `finish` left running.
-    public func invalidate(_ id: UUID, mode: String, tenant: UUID) async throws -> Record {
+    /// Returns the session, and how many of its jobs were cancelled at once (not those left to a worker).
+    public func invalidate(_ id: UUID, mode: String, tenant: UUID) async throws -> (record: Record, cancelledAtOnce: Int) {
         let logger = self.logger
-        let (record, partialFiles) = try await client.transaction(logger: logger) { connection -> (Record, [String]) in
+        let (record, partialFiles, cancelled) = try await client.transaction(logger: logger) { connection -> (Record, [String], Int) in
             let rows = try await connection.query(
                 """
                 UPDATE sessions SET invalidated_at = coalesce(invalidated_at, now()), invalidation_mode = \(mode)
@@ -88,7 +89,7 @@ public struct SessionStore: Sendable {
             var updated: Record?
             for try await row in rows { updated = try Self.record(row) }
             guard let updated else { throw GatewayError.notFound("session \(id)") }
-            guard mode == "cancel" else { return (updated, []) }
+            guard mode == "cancel" else { return (updated, [], 0) }
             // A job waiting for a decision has no worker to ask: it is cancelled here, like a queued one.
             // The cancelled events are written by the database: JobEventsTrigger.
             let partials = try await connection.query(
@@ -99,16 +100,20 @@ public struct SessionStore: Sendable {
                 RETURNING (SELECT r.resume_data->>'partial_file' FROM jobs r WHERE r.id = jobs.id)
                 """, logger: logger)
             var partialFiles: [String] = []
-            for try await path in partials.decode(String?.self) { if let path { partialFiles.append(path) } }
+            var cancelled = 0
+            for try await path in partials.decode(String?.self) {
+                cancelled += 1
+                if let path { partialFiles.append(path) }
+            }
             try await connection.query(
                 """
                 UPDATE jobs SET stop_request = \(unescaped: JobStateSQL.literalStopRequest(.cancel))
                 WHERE session_id = \(id) AND state IN (\(unescaped: JobStateSQL.cancellableByWorker))
                 """, logger: logger)
-            return (updated, partialFiles)
+            return (updated, partialFiles, cancelled)
         }
         // Only once the cancellations are committed: their partial downloads will never be continued.
         for path in partialFiles { unlink(path) }
-        return record
+        return (record, cancelled)
     }
 }

@@ -246,6 +246,9 @@ struct GatewayDecisionTests {
             #expect(cancelled["state"] as? String == "cancelled")
             #expect((cancelled["error"] as? [String: Any])?["code"] as? String == "cancelled")
             #expect(cancelled["decision"] == nil)
+            let cancelledByAnswer = ["outcome": "cancelled", "error_code": "cancelled"]
+            let counted = try await GatewayMetricsTests.metrics(fixture) { $0.value("ferry_jobs_finished_total", cancelledByAnswer) == 1 }
+            #expect(counted.value("ferry_jobs_finished_total", cancelledByAnswer) == 1, "the answer ended the job: counted once")
 
             let running = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/\(4 << 20)?pace_ms=50")]])
             _ = try await client.waitForState(running, ["running"])
@@ -279,6 +282,9 @@ struct GatewayDecisionTests {
             #expect(failed["state"] as? String == "failed", "\(failed)")
             let error = failed["error"] as? [String: Any] ?? [:]
             #expect(error["code"] as? String == "decision_timed_out")
+            let timedOut = ["outcome": "failed", "error_code": "decision_timed_out"]
+            let counted = try await GatewayMetricsTests.metrics(fixture) { $0.value("ferry_jobs_finished_total", timedOut) == 1 }
+            #expect(counted.value("ferry_jobs_finished_total", timedOut) == 1)
             #expect((error["message"] as? String ?? "").contains("auth_challenge"))
             #expect(await DatabaseQuery.bool(
                 "SELECT count(*) = 1 FROM job_events WHERE job_id = '\(id)' AND type = 'job.decision_required'", fixture.database),

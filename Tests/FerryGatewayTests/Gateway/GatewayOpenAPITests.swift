@@ -21,7 +21,7 @@ struct GatewayOpenAPITests {
             logger: logger)
         let router = APIRouter.build(.stores(
             client: client, vault: try! VaultKeyring(keys: [try! VaultKey(base64: VaultKey.generateText())]),
-            files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(),
+            files: GatewayFiles(dataDirectory: NSTemporaryDirectory()), metrics: GatewayMetrics(), exposition: PrometheusExposition(),
             eventFeed: JobEventFeed(client: client, logger: logger), decisionCredentials: nil, logger: logger))
         return Set(router.routes.map { "\($0.method.rawValue) \($0.path.description)" })
     }

@@ -55,6 +55,10 @@ struct GatewaySessionTests {
             #expect(try await client.delete("/v1/sessions/\(cancelling)?mode=cancel").status == 200)
             #expect(try await client.waitForState(waiting, ["cancelled"])["state"] as? String == "cancelled")
             #expect(try await client.waitForState(running, ["cancelled"])["state"] as? String == "cancelled")
+            // Each counted once, by whichever ended it: the invalidation, or the worker it asked.
+            let cancelled = ["outcome": "cancelled", "error_code": "cancelled"]
+            let counted = try await GatewayMetricsTests.metrics(fixture) { $0.value("ferry_jobs_finished_total", cancelled) == 2 }
+            #expect(counted.value("ferry_jobs_finished_total", cancelled) == 2)
             #expect(try await client.delete("/v1/sessions/\(cancelling)?mode=later").status == 400)
         }
     }
