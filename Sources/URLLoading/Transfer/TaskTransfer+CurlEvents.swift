@@ -31,12 +31,9 @@ extension TaskTransfer: CurlTransferEvents {
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
-        if case .stream(let channel) = sink {
-            let relieve: @Sendable () -> Void = { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } }
-            if !channel.reserveCapacity(orCallWhenDrained: relieve) {
-                machine.consumerFellBehind()
-                return .pause
-            }
+        if sinkFellBehind() {
+            machine.consumerFellBehind()
+            return .pause
         }
         do {
             try sink.write(bytes)
@@ -50,6 +47,17 @@ extension TaskTransfer: CurlTransferEvents {
         task.updateProgress { $0.bytesReceived = received }
         emitProgressIfDue()
         return .accepted
+    }
+
+    /// Whether what follows the sink is behind: a streamed body's consumer, or the hashing of a
+    /// download that asked for its digest. It then resumes the transfer once it caught up.
+    private func sinkFellBehind() -> Bool {
+        let relieve: () -> @Sendable () -> Void = { { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } } }
+        switch sink {
+        case .stream(let channel): return !channel.reserveCapacity(orCallWhenDrained: relieve())
+        case .file(let file, _): return !file.hashingKeepsUp(orCallWhenCaughtUp: relieve())
+        case .none, .collect: return false
+        }
     }
 
     func curlReadBody(into buffer: UnsafeMutableRawBufferPointer) -> CurlTransfer.ReadVerdict {

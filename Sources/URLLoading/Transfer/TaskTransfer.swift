@@ -242,8 +242,22 @@ final class TaskTransfer: @unchecked Sendable {
             caching.store(entry, for: cacheRequest)
         }
         emitProgressIfDue(force: true)
-        do {
-            try sink.finish()
+        if case .file(let file, let download) = sink, download.computesSHA256 {
+            // The last bytes are still being hashed off the loop: hand the file over once they are.
+            file.sha256 { [self] digest in post { $0.handOverBody(sha256: digest) } }
+            return
+        }
+        handOverBody(sha256: nil)
+    }
+
+    private func handOverBody(sha256: String?) {
+        // Cancelled while the digest was computed: the cancellation has settled the file.
+        guard !machine.isFinished else { return }
+        do throws(TransferError) {
+            if sha256 == nil, case .file(let file, let download) = sink, download.computesSHA256 {
+                throw TransferError(.cannotWriteToFile, "cannot read \(file.url.path) back to hash it", failingURL: request.url)
+            }
+            try sink.finish(sha256: sha256)
         } catch {
             finish(error: error)
             return
@@ -251,12 +265,21 @@ final class TaskTransfer: @unchecked Sendable {
         finish(error: nil)
     }
 
+    /// Ends the task. A failure carries resume data when the download can be continued (and, for a
+    /// cancellation, when it was asked for); the task completes once that data's hash of the partial
+    /// file is computed, off the loop.
     func finish(error: TransferError?) {
         guard machine.finish() else { return }
+        guard let failure = error, failure.code != .cancelled || role.download?.producesResumeDataOnCancel == true else {
+            complete(error, resumeData: nil)
+            return
+        }
+        withCurrentResumeData { transfer, resumeData in transfer.complete(failure, resumeData: resumeData) }
+    }
+
+    private func complete(_ error: TransferError?, resumeData: ResumeData?) {
         var error = error
         if var failure = error {
-            let cancelledKeepingData = role.download?.producesResumeDataOnCancel ?? false
-            let resumeData = failure.code != .cancelled || cancelledKeepingData ? currentResumeData() : nil
             // Only the file the resume data names survives; the rest of what was received goes.
             for file in [sink.file, resumption.partialFile].compactMap({ $0 }) {
                 if file.url == resumeData?.partialFile { file.keep() } else { file.remove() }
