@@ -151,13 +151,15 @@ final class TaskEventChannel: Sendable {
             defer { state.fileToRemove = nil }
             return state.fileToRemove
         }
-        if let file { try? FileManager.default.removeItem(at: file) }
+        // Most often already moved away by the consumer: one unlink(2) finds that out, where
+        // FileManager would stat the path and resolve it first.
+        if let file { unlink(file.path) }
     }
 
     deinit {
         // Download files that nobody took are not left behind.
         let files = state.withLock { state in state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []) }
-        for file in files { try? FileManager.default.removeItem(at: file) }
+        for file in files { unlink(file.path) }
     }
 }
 

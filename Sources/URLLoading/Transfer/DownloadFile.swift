@@ -38,7 +38,8 @@ final class DownloadFile: @unchecked Sendable {
         in directory: URL, prefix: String = defaultPrefix, for source: URL, spares: (any SpareFileSource)? = nil,
         digesting: Bool = false
     ) throws(TransferError) -> DownloadFile {
-        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp")
+        // `isDirectory` given: otherwise Foundation asks the file system, one more call per file.
+        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp", isDirectory: false)
         let file = DownloadFile(url: url, descriptor: try openNew(at: url, spares: spares, for: source), length: 0)
         if digesting {
             do {

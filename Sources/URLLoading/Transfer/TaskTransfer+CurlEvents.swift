@@ -49,14 +49,16 @@ extension TaskTransfer: CurlTransferEvents {
         return .accepted
     }
 
-    /// Whether what follows the sink is behind: a streamed body's consumer, or the hashing of a
-    /// download that asked for its digest. It then resumes the transfer once it caught up.
+    /// Whether the body cannot be taken yet: a streamed body's consumer is behind, the hashing of a
+    /// download that asked for its digest is, or the download's file is still being made. The
+    /// transfer resumes once it caught up.
     private func sinkFellBehind() -> Bool {
         let relieve: () -> @Sendable () -> Void = { { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } } }
         switch sink {
         case .stream(let channel): return !channel.reserveCapacity(orCallWhenDrained: relieve())
         case .file(let file, _): return !file.hashingKeepsUp(orCallWhenCaughtUp: relieve())
-        case .none, .collect: return false
+        case .none: return awaitsPreparedFile(then: relieve())
+        case .collect: return false
         }
     }
 

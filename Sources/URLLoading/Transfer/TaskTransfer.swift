@@ -24,6 +24,8 @@ final class TaskTransfer: @unchecked Sendable {
 
     var body: RequestBodyReader?
     var sink = ResponseSink.none
+    /// A download's file, made off the loop while the request is under way.
+    var filePreparation = DownloadFilePreparation.none
     var bytesReceived: Int64 = 0
     private var lastProgressEvent: UInt64 = 0
     private var lastProgressSent = TransferProgress()
@@ -49,7 +51,11 @@ final class TaskTransfer: @unchecked Sendable {
         self.configuration = configuration
         self.machine = TransferStateMachine(maximumRedirects: configuration.maximumRedirects)
         self.request = task.currentRequest
-        self.resourceDeadline = CurlLoop.nowMilliseconds() + CurlRequestOptions.milliseconds(configuration.resourceTimeout)
+        let now = CurlLoop.nowMilliseconds()
+        self.resourceDeadline = now + CurlRequestOptions.milliseconds(configuration.resourceTimeout)
+        // The first progress event comes a tick after the start, not with the first byte: a small
+        // body is whole by then, and its one event is the last (forced) one.
+        self.lastProgressEvent = now
         self.resumption = DownloadResumption(source: role.resumeSource)
         self.cookies = TransferCookies(configuration: configuration)
         self.caching = TransferCaching(configuration: configuration)
@@ -76,6 +82,7 @@ final class TaskTransfer: @unchecked Sendable {
         } else if let source = resumption.source {
             reopenPartialFile(of: source)
         } else {
+            prepareDownloadFile()
             startHop()
         }
     }
@@ -225,6 +232,8 @@ final class TaskTransfer: @unchecked Sendable {
 
     private func finishSuccessfully() {
         guard !machine.isFinished else { return }
+        // An empty body ended the hop before its file was made: finish once it is.
+        if awaitsPreparedFile(then: { [self] in post { $0.finishSuccessfully() } }) { return }
         if let response = hopResponse, let proposal = caching.takeProposedEntry(response: response, sink: sink) {
             let (entry, cacheRequest) = (proposal.entry, proposal.request)
             // Asked before completion, as the will-cache decision comes before didComplete (CA-11..CA-14).
@@ -291,6 +300,7 @@ final class TaskTransfer: @unchecked Sendable {
             resumption.partialFile?.keep()
         }
         resumption.partialFile = nil
+        abandonPreparedFile()
         body?.close()
         body = nil
         sink = .none
