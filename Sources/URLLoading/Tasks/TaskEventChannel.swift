@@ -151,15 +151,21 @@ final class TaskEventChannel: Sendable {
             defer { state.fileToRemove = nil }
             return state.fileToRemove
         }
-        // Most often already moved away by the consumer: one unlink(2) finds that out, where
-        // FileManager would stat the path and resolve it first.
-        if let file { unlink(file.path) }
+        if let file { Self.removeIfPresent(file) }
+    }
+
+    /// Removes a handed-out file, which the consumer has most often moved away already. A lookup
+    /// finds that out without the directory's lock, which unlink(2) takes even for a missing name,
+    /// and so would wait behind the files other downloads are creating in that directory.
+    private static func removeIfPresent(_ file: URL) {
+        var status = stat()
+        if lstat(file.path, &status) == 0 { unlink(file.path) }
     }
 
     deinit {
         // Download files that nobody took are not left behind.
         let files = state.withLock { state in state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []) }
-        for file in files { unlink(file.path) }
+        for file in files { Self.removeIfPresent(file) }
     }
 }
 
