@@ -56,7 +56,9 @@ extension TaskTransfer: CurlTransferEvents {
         let relieve: () -> @Sendable () -> Void = { { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } } }
         switch sink {
         case .stream(let channel): return !channel.reserveCapacity(orCallWhenDrained: relieve())
-        case .file(let file, _): return !file.hashingKeepsUp(orCallWhenCaughtUp: relieve())
+        case .file(let file, _):
+            // curl reads a file: URL in one go, paused or not: its hash catches up afterwards.
+            return request.url.scheme?.lowercased() != "file" && !file.hashingKeepsUp(orCallWhenCaughtUp: relieve())
         case .none: return awaitsPreparedFile(then: relieve())
         case .collect: return false
         }

@@ -24,9 +24,11 @@ extension TaskTransfer {
     static let fileQueue = DispatchQueue(label: "ferry.download-files")
 
     /// Starts making the file of a download that starts from nothing (a resumed one continues its
-    /// partial file).
+    /// partial file) over the network. Not for file: URLs, which curl reads in one go: pausing one
+    /// to wait for the file does not hold its body back.
     func prepareDownloadFile() {
-        guard let download = role.download, resumption.source == nil, case .none = filePreparation else { return }
+        guard let download = role.download, resumption.source == nil, case .none = filePreparation,
+              request.url.scheme?.lowercased() != "file" else { return }
         let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
         let (prefix, spares, digesting) = (download.temporaryFilePrefix, download.spareFiles, download.computesSHA256)
         let source = download.originalRequest.url
