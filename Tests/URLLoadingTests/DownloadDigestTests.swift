@@ -113,7 +113,7 @@ struct DownloadDigestHashingTests {
         let directory = try TemporaryDirectory()
         let descriptor = try Self.openFile(in: directory)
         defer { close(descriptor) }
-        let digest = try #require(DownloadDigest(hashing: descriptor, eager: true))
+        let digest = DownloadDigest(hashing: descriptor, eager: true)
         let body = Fixture.pattern(5 << 20 + 3)
         let answers = Locked<[Int64: String?]>([:])
         var written: Int64 = 0
@@ -142,7 +142,7 @@ struct DownloadDigestHashingTests {
         let directory = try TemporaryDirectory()
         let descriptor = try Self.openFile(in: directory)
         defer { close(descriptor) }
-        let digest = try #require(DownloadDigest(hashing: descriptor, eager: false))
+        let digest = DownloadDigest(hashing: descriptor, eager: false)
         let body = Fixture.pattern(4 << 20)
         var written: Int64 = 0
         try Self.append(body.prefix(3 << 20), to: descriptor, written: &written, digest: digest)
@@ -163,7 +163,7 @@ struct DownloadDigestHashingTests {
         // Hashing is held back by suspending its queue: the writes run ahead of it for certain.
         let queue = DispatchQueue(label: "held hashing")
         queue.suspend()
-        let digest = try #require(DownloadDigest(hashing: descriptor, eager: true, maximumLag: 256 << 10, queue: queue))
+        let digest = DownloadDigest(hashing: descriptor, eager: true, maximumLag: 256 << 10, queue: queue)
         let body = Fixture.pattern(2 << 20)
         var written: Int64 = 0
         try Self.append(body, to: descriptor, written: &written, digest: digest)
@@ -186,7 +186,7 @@ struct DownloadDigestHashingTests {
         defer { close(descriptor) }
         let queue = DispatchQueue(label: "held hashing")
         queue.suspend()
-        let digest = try #require(DownloadDigest(hashing: descriptor, eager: false, queue: queue))
+        let digest = DownloadDigest(hashing: descriptor, eager: false, queue: queue)
         var written: Int64 = 0
         try Self.append(Fixture.pattern(2 << 20), to: descriptor, written: &written, digest: digest)
         let before = Locked<String??>(.none)

@@ -15,8 +15,9 @@ import Foundation
 ///   the state is kept, so a later request reads only what was written since.
 ///
 /// Thread-safe. The loop thread calls `written`, `keepsUp`, `reset` and `close`; digests are asked
-/// from anywhere. The descriptor is its own `dup` of the file's, closed by `close()` or, when a
-/// read is under way, by the hashing queue right after it: the number is never reused under a read.
+/// from anywhere. Each turn of hashing reads through its own `dup` of the file's descriptor, made
+/// under the lock that `close()` takes before the file closes its own: a read never meets a closed
+/// or reused number, and a download holds no second descriptor while its hash waits.
 final class DownloadDigest: Sendable {
     /// The most bytes read back at a time.
     static let chunkSize = 1 << 20
@@ -48,9 +49,8 @@ final class DownloadDigest: Sendable {
         var running = false
         /// The file could not be read back; every digest of this generation is nil.
         var unreadable = false
-        /// `close()` was called. The descriptor stays open until no turn reads from it.
+        /// `close()` was called: the file's descriptor may be closed from now on.
         var isClosed = false
-        var descriptor: Int32
         /// Digests asked for and not answered yet, all of this generation (`reset()` answers the rest).
         var requests: [Request] = []
         /// Called once an eager hash that fell behind has caught up again.
@@ -58,21 +58,22 @@ final class DownloadDigest: Sendable {
     }
 
     private let state: Locked<State>
+    /// The file's descriptor, which the file owns; duplicated for each turn, never used after `close()`.
+    private let fileDescriptor: Int32
     private let eager: Bool
     private let maximumLag: Int64
     private let queue: DispatchQueue
 
-    /// A digest of the file open as `descriptor` (which must be readable), which holds `written`
-    /// bytes, the first `hashed` of them already in `hasher`; nil when the descriptor cannot be
-    /// duplicated (no descriptors left). `queue` runs the hashing; tests pass their own, to hold it back.
-    init?(hashing descriptor: Int32, from hasher: SHA256Hasher = SHA256Hasher(), hashed: Int64 = 0, written: Int64 = 0, eager: Bool,
-          maximumLag: Int64 = DownloadDigest.defaultMaximumLag, queue: DispatchQueue = DownloadDigest.sharedQueue) {
-        let own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard own >= 0 else { return nil }
+    /// A digest of the file open as `descriptor` (readable, and open until `close()`), which holds
+    /// `written` bytes, the first `hashed` of them already in `hasher`. `queue` runs the hashing;
+    /// tests pass their own, to hold it back.
+    init(hashing descriptor: Int32, from hasher: SHA256Hasher = SHA256Hasher(), hashed: Int64 = 0, written: Int64 = 0, eager: Bool,
+         maximumLag: Int64 = DownloadDigest.defaultMaximumLag, queue: DispatchQueue = DownloadDigest.sharedQueue) {
+        fileDescriptor = descriptor
         self.eager = eager
         self.maximumLag = maximumLag
         self.queue = queue
-        state = Locked(State(hasher: hasher, hashed: hashed, written: written, descriptor: own))
+        state = Locked(State(hasher: hasher, hashed: hashed, written: written))
     }
 
     /// Bytes hashed so far (for tests: on demand, nothing is hashed before it is asked for).
@@ -137,27 +138,24 @@ final class DownloadDigest: Sendable {
         hook?()
     }
 
-    /// The file is being closed: no more hashing; digests still asked for are nil.
+    /// The file is about to be closed: no more hashing; digests still asked for are nil.
     func close() {
-        let (dropped, descriptor) = state.withLock { state -> ([Request], Int32) in
+        let dropped = state.withLock { state in
             defer { state.requests = []; state.caughtUp = nil }
             state.isClosed = true
-            // A turn under way closes it once its read is done.
-            guard !state.running else { return (state.requests, -1) }
-            defer { state.descriptor = -1 }
-            return (state.requests, state.descriptor)
+            return state.requests
         }
-        if descriptor >= 0 { Foundation.close(descriptor) }
         for request in dropped { request.reply(nil) }
     }
 
     // MARK: - The hashing queue
 
     private enum Step {
-        /// `count` bytes at `at`, of the `wanted` this turn would hash now.
+        /// `count` bytes at `at`, of the `wanted` this turn would hash now, through `descriptor`.
         case read(descriptor: Int32, at: Int64, count: Int, wanted: Int64, hasher: SHA256Hasher, generation: Int)
         case stop
-        case closeAndStop(Int32)
+        /// The file cannot be read (no descriptor left): these requests get nil.
+        case giveUp([Request], caughtUp: (@Sendable () -> Void)?)
         case yield
     }
 
@@ -166,14 +164,17 @@ final class DownloadDigest: Sendable {
     /// wanted, so that other downloads' hashes take their turns between.
     private func hashTurn() {
         var buffer: UnsafeMutableRawBufferPointer?
-        defer { buffer?.deallocate() }
+        var descriptor: Int32 = -1
+        defer {
+            buffer?.deallocate()
+            if descriptor >= 0 { Foundation.close(descriptor) }
+        }
         var budget = Self.bytesPerTurn
         while true {
             let step = state.withLock { state -> Step in
                 if state.isClosed {
                     state.running = false
-                    defer { state.descriptor = -1 }
-                    return .closeAndStop(state.descriptor)
+                    return .stop
                 }
                 let target = max(state.requests.lazy.map(\.offset).max() ?? 0, eager ? state.written : 0)
                 guard !state.unreadable, target > state.hashed else {
@@ -181,37 +182,60 @@ final class DownloadDigest: Sendable {
                     return .stop
                 }
                 if budget <= 0 { return .yield }
+                if descriptor < 0 {
+                    // Under the lock, so `close()` (and the file's close after it) cannot come between.
+                    descriptor = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
+                    guard descriptor >= 0 else {
+                        state.running = false
+                        state.unreadable = true
+                        defer { state.requests = []; state.caughtUp = nil }
+                        return .giveUp(state.requests, caughtUp: state.caughtUp)
+                    }
+                }
                 // Stop exactly at the next request's offset, to answer it from the state there.
                 let hashed = state.hashed
                 let stop = state.requests.lazy.map(\.offset).filter { $0 > hashed }.min() ?? target
                 return .read(
-                    descriptor: state.descriptor, at: state.hashed, count: Int(min(Int64(Self.chunkSize), stop - state.hashed)),
+                    descriptor: descriptor, at: state.hashed, count: Int(min(Int64(Self.chunkSize), stop - state.hashed)),
                     wanted: target - state.hashed, hasher: state.hasher, generation: state.generation)
             }
             switch step {
             case .stop:
                 return
-            case .closeAndStop(let descriptor):
-                if descriptor >= 0 { Foundation.close(descriptor) }
+            case .giveUp(let requests, let caughtUp):
+                for request in requests { request.reply(nil) }
+                caughtUp?()
                 return
             case .yield:
                 queue.async { self.hashTurn() }
                 return
-            case .read(let descriptor, let offset, let count, let wanted, var hasher, let generation):
+            case .read(let own, let offset, let count, let wanted, var hasher, let generation):
                 // As big as what this turn first wants, at most `chunkSize`: a small file needs no more.
                 let into = buffer ?? .allocate(byteCount: Int(min(Int64(Self.chunkSize), wanted)), alignment: 64)
                 buffer = into
-                let read = pread(descriptor, into.baseAddress, min(count, into.count), off_t(offset))
+                let read = pread(own, into.baseAddress, min(count, into.count), off_t(offset))
                 if read < 0 && errno == EINTR { continue }
                 if read > 0 { hasher.update(UnsafeRawBufferPointer(rebasing: into[0..<read])) }
                 budget -= Int64(max(read, 0))
-                finishRead(read > 0 ? Int64(read) : nil, at: offset, hasher: hasher, generation: generation)
+                let (answered, hook) = finishRead(read > 0 ? Int64(read) : nil, at: offset, hasher: hasher, generation: generation)
+                if !answered.isEmpty {
+                    // Closed before the answers: an answer may end the download, whose file's
+                    // `flock` lasts while any duplicate of its descriptor is open (the next
+                    // download of the partial file would find it held). The next read makes another.
+                    Foundation.close(descriptor)
+                    descriptor = -1
+                }
+                for (request, digest) in answered { request.reply(digest) }
+                hook?()
             }
         }
     }
 
-    /// Records a read's outcome (nil: nothing could be read) and answers what it made ready.
-    private func finishRead(_ count: Int64?, at offset: Int64, hasher: SHA256Hasher, generation: Int) {
+    /// Records a read's outcome (nil: nothing could be read); returns the requests it answers and
+    /// the hook to call when the writer may go on.
+    private func finishRead(
+        _ count: Int64?, at offset: Int64, hasher: SHA256Hasher, generation: Int
+    ) -> ([(Request, String?)], (@Sendable () -> Void)?) {
         var answered: [(Request, String?)] = []
         let hook = state.withLock { state -> (@Sendable () -> Void)? in
             // The file was emptied meanwhile: these bytes are gone, and so is this read.
@@ -234,7 +258,6 @@ final class DownloadDigest: Sendable {
             defer { state.caughtUp = nil }
             return state.caughtUp
         }
-        for (request, digest) in answered { request.reply(digest) }
-        hook?()
+        return (answered, hook)
     }
 }

@@ -41,14 +41,7 @@ final class DownloadFile: @unchecked Sendable {
         // `isDirectory` given: otherwise Foundation asks the file system, one more call per file.
         let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp", isDirectory: false)
         let file = DownloadFile(url: url, descriptor: try openNew(at: url, spares: spares, for: source), length: 0)
-        if digesting {
-            do {
-                try file.startDigest(from: SHA256Hasher(), eager: true, failingURL: source)
-            } catch {
-                file.remove()
-                throw error
-            }
-        }
+        if digesting { file.startDigest(from: SHA256Hasher(), eager: true) }
         return file
     }
 
@@ -71,11 +64,8 @@ final class DownloadFile: @unchecked Sendable {
     }
 
     /// Gives the file its digest, whose state `hasher` is that of the first `length` bytes.
-    private func startDigest(from hasher: SHA256Hasher, eager: Bool, failingURL: URL) throws(TransferError) {
-        guard let digest = DownloadDigest(hashing: descriptor, from: hasher, hashed: length, written: length, eager: eager) else {
-            throw Self.writeFailure("cannot open \(url.path) again to hash it", failingURL: failingURL)
-        }
-        self.digest = digest
+    private func startDigest(from hasher: SHA256Hasher, eager: Bool) {
+        digest = DownloadDigest(hashing: descriptor, from: hasher, hashed: length, written: length, eager: eager)
     }
 
     /// Opens a spare file moved to `path`, emptied and private; nil when it is not a regular file of
@@ -156,11 +146,11 @@ final class DownloadFile: @unchecked Sendable {
                 in: resumeData.partialFile.deletingLastPathComponent(), prefix: prefix, for: resumeData.originalRequest.url)
             do {
                 if intact { try copy.copyPrefix(of: descriptor, length: offset) }
-                try copy.startDigest(from: intact ? hasher : SHA256Hasher(), eager: digesting, failingURL: resumeData.originalRequest.url)
             } catch {
                 copy.remove()
                 throw error
             }
+            copy.startDigest(from: intact ? hasher : SHA256Hasher(), eager: digesting)
             return (copy, intact ? .copied : .changed)
         }
         if !existed {
@@ -183,13 +173,7 @@ final class DownloadFile: @unchecked Sendable {
             throw error
         }
         let file = DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep)
-        do {
-            try file.startDigest(from: hasher, eager: digesting, failingURL: resumeData.originalRequest.url)
-        } catch {
-            // The partial file stays for the resume data that names it.
-            file.keep()
-            throw error
-        }
+        file.startDigest(from: hasher, eager: digesting)
         return (file, check)
     }
 
@@ -262,11 +246,8 @@ final class DownloadFile: @unchecked Sendable {
     /// or at once when they are already hashed. Writing may go on meanwhile. A file without a digest
     /// gets one now, which reads back its bytes from the first.
     func sha256(reply: @escaping @Sendable (String?) -> Void) {
-        if digest == nil { digest = DownloadDigest(hashing: descriptor, written: length, eager: false) }
-        guard let digest else {
-            reply(nil)
-            return
-        }
+        let digest = digest ?? DownloadDigest(hashing: descriptor, written: length, eager: false)
+        self.digest = digest
         digest.sha256(ofFirst: length, reply: reply)
     }
 
