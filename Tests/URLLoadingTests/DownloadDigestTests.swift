@@ -161,9 +161,9 @@ struct DownloadDigestHashingTests {
         let descriptor = try Self.openFile(in: directory)
         defer { close(descriptor) }
         // Hashing is held back by suspending its queue: the writes run ahead of it for certain.
-        let queue = DispatchQueue(label: "held hashing")
-        queue.suspend()
-        let digest = DownloadDigest(hashing: descriptor, eager: true, maximumLag: 256 << 10, queue: queue)
+        let queue = HeldQueue()
+        defer { queue.release() }
+        let digest = DownloadDigest(hashing: descriptor, eager: true, maximumLag: 256 << 10, queue: queue.queue)
         let body = Fixture.pattern(2 << 20)
         var written: Int64 = 0
         try Self.append(body, to: descriptor, written: &written, digest: digest)
@@ -171,7 +171,7 @@ struct DownloadDigestHashingTests {
         let keptUp = digest.keepsUp(orCallWhenCaughtUp: { caughtUp.withLock { $0 = true } })
         #expect(!keptUp)
         #expect(!caughtUp.withLock { $0 })
-        queue.resume()
+        queue.release()
         try await Fixture.eventually("the writer called back") { caughtUp.withLock { $0 } }
         let keepsUpNow = digest.keepsUp(orCallWhenCaughtUp: { Issue.record("called back while keeping up") })
         #expect(keepsUpNow)
@@ -184,9 +184,9 @@ struct DownloadDigestHashingTests {
         let directory = try TemporaryDirectory()
         let descriptor = try Self.openFile(in: directory)
         defer { close(descriptor) }
-        let queue = DispatchQueue(label: "held hashing")
-        queue.suspend()
-        let digest = DownloadDigest(hashing: descriptor, eager: false, queue: queue)
+        let queue = HeldQueue()
+        defer { queue.release() }
+        let digest = DownloadDigest(hashing: descriptor, eager: false, queue: queue.queue)
         var written: Int64 = 0
         try Self.append(Fixture.pattern(2 << 20), to: descriptor, written: &written, digest: digest)
         let before = Locked<String??>(.none)
@@ -198,10 +198,25 @@ struct DownloadDigestHashingTests {
         written = 0
         let replacement = Fixture.pattern(1 << 20, from: 7)
         try Self.append(replacement, to: descriptor, written: &written, digest: digest)
-        queue.resume()
+        queue.release()
         #expect(await Self.sha256(digest, ofFirst: written) == Resume.sha256(replacement))
 
         digest.close()
         #expect(await Self.sha256(digest, ofFirst: written) == nil)
+    }
+}
+
+/// A serial queue that runs nothing until released (once; a test that fails early still releases
+/// it, since libdispatch aborts when a suspended queue is freed).
+final class HeldQueue: @unchecked Sendable {
+    let queue = DispatchQueue(label: "held hashing")
+    private var held = true
+
+    init() { queue.suspend() }
+
+    func release() {
+        guard held else { return }
+        held = false
+        queue.resume()
     }
 }
