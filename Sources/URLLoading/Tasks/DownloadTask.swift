@@ -73,12 +73,12 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         set { downloadState.withLock { $0.acceptsCompressedContent = newValue } }
     }
 
-    /// Compute the SHA-256 of the file handed over (`sha256`). Off by default: it costs a core
-    /// hashing at up to a couple of GB/s, which a download that checks nothing should not pay. When
-    /// on, the hash follows the writes on another thread (never the transfer loop's), reading back
-    /// what was written, and the download stops receiving while hashing is far behind. A task made
-    /// from resume data continues the hash of the partial file's prefix, checked when it reopens
-    /// it. Set before `resume()`.
+    /// Compute the SHA-256 of the file handed over (`sha256`). Off by default: hashing costs about
+    /// half a second of CPU per GiB, which a download that checks nothing should not pay. When on,
+    /// the hash follows the writes on another thread (never the transfer loop's), reading back what
+    /// was written, and the download stops receiving while hashing is far behind. A task made from
+    /// resume data continues the hash of the partial file's prefix, checked when it reopens it. Set
+    /// before `resume()`.
     public var computesSHA256: Bool {
         get { downloadState.withLock { $0.computesSHA256 } }
         set { downloadState.withLock { $0.computesSHA256 = newValue } }
