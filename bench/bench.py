@@ -29,7 +29,7 @@ import memory
 SMALL_COUNT = 2000
 SMALL_SIZE = 64 * 1024
 PARALLEL = 50
-TARGETS = {"P1": 1.05, "P2": 1.20}  # ferry/curl, from the issue
+TARGETS = {"P1": 1.02, "P2": 1.05}  # ferry/curl, from issue 19 (issue 2 asked 1.05 and 1.20)
 SCENARIOS = ("P1", "P2", "P3", "P4", "P5", "P6")
 # Timed runs per scenario when BENCH_RUNS is not given. P6 is one long run with five kills.
 DEFAULT_RUNS = {"P1": 5, "P2": 5, "P3": 3, "P4": 2, "P5": 1, "P6": 1}

@@ -56,6 +56,7 @@ struct FTPResumeTests {
         #expect(try Data(contentsOf: resumeData.partialFile) == body.prefix(Int(resumeData.offset)))
 
         let second = try session.downloadTask(withResumeData: resumeData)
+        second.computesSHA256 = true
         let outcome = await Resume.run(second)
         #expect(outcome.error == nil)
         #expect(outcome.resumptions == [.init(offset: resumeData.offset, expectedTotal: Int64(Self.length))])
@@ -74,6 +75,7 @@ struct FTPResumeTests {
         let resumeData = try Self.resumeData(
             server, prefix: body.prefix(offset), size: Int64(Self.length), lastModified: Self.modifiedText, in: directory)
         let task = try Fixture.session().downloadTask(withResumeData: resumeData)
+        task.computesSHA256 = true
         let outcome = await Resume.run(task)
         #expect(outcome.error == nil)
         #expect(outcome.resumptions == [.init(offset: Int64(offset), expectedTotal: Int64(Self.length))])
@@ -112,6 +114,7 @@ struct FTPResumeTests {
                 server, prefix: older.prefix(250_000), size: 300_000, lastModified: Self.modifiedText, in: directory)
         }
         let task = try Fixture.session().downloadTask(withResumeData: resumeData)
+        task.computesSHA256 = true
         let outcome = await Resume.run(task)
         #expect(outcome.error == nil)
         #expect(outcome.resumptions == [.init(offset: 0, expectedTotal: Int64(Self.length))])

@@ -53,6 +53,7 @@ extension ResumeDataTests {
                 // Only the old snapshot survived: continue from it in a new session.
                 let session = try Fixture.session()
                 let task = try session.downloadTask(withResumeData: try ResumeData(jsonData: snapshotJSON))
+                task.computesSHA256 = true
                 let outcome = await Resume.run(task)
                 #expect(outcome.error == nil)
                 #expect(outcome.resumptions == [.init(offset: Int64(firstStop), expectedTotal: Int64(ResumeDataTests.length))])

@@ -22,6 +22,7 @@ extension ResumeDataTests {
                 #expect(resumeData.entityTag == "\"resumable-\(ResumeDataTests.length)-v0\"")
 
                 let second = try session.downloadTask(withResumeData: resumeData)
+                second.computesSHA256 = true
                 let outcome = await Resume.run(second)
                 #expect(outcome.error == nil)
                 #expect(outcome.response?.statusCode == 200)
@@ -47,6 +48,7 @@ extension ResumeDataTests {
                 let resumeData = try #require(await first.cancelProducingResumeData())
 
                 let second = try session.downloadTask(withResumeData: resumeData)
+                second.computesSHA256 = true
                 let outcome = await Resume.run(second)
                 #expect(outcome.error == nil)
                 #expect(outcome.response?.statusCode == 200)
@@ -76,6 +78,7 @@ extension ResumeDataTests {
                 origin.resetStatistics()
 
                 let task = try session.downloadTask(withResumeData: resumeData)
+                task.computesSHA256 = true
                 let outcome = await Resume.run(task)
                 #expect(outcome.error == nil)
                 #expect(outcome.response?.statusCode == 200)
@@ -121,6 +124,7 @@ extension ResumeDataTests {
                 }
 
                 let second = try session.downloadTask(withResumeData: resumeData)
+                second.computesSHA256 = true
                 let outcome = await Resume.run(second)
                 #expect(outcome.error == nil)
                 #expect(outcome.response?.statusCode == 200)
@@ -192,6 +196,7 @@ extension ResumeDataTests {
                 #expect(afterSecond.sha256 == Resume.sha256(partial))
 
                 let third = try session.downloadTask(withResumeData: afterSecond)
+                third.computesSHA256 = true
                 let outcome = await Resume.run(third)
                 #expect(outcome.error == nil)
                 #expect(outcome.resumptions == [.init(offset: afterSecond.offset, expectedTotal: Int64(ResumeDataTests.length))])

@@ -8,12 +8,11 @@ import URLLoadingTestSupport
 /// download's first request at a known offset and can change its entity, ignore ranges or encode
 /// its body (see `ResumableRoute`).
 ///
-/// Serialized: two dozen downloads of a few hundred kB at once, hashed on the engine's loop threads,
-/// weigh on the timing-sensitive tests of other suites running alongside on a small machine.
+/// Serialized: two dozen downloads of a few hundred kB at once, with their partial files hashed for
+/// resume data, weigh on the timing-sensitive tests of other suites running alongside on a small machine.
 @Suite("Resume data", .serialized, .timeLimit(.minutes(3)))
 struct ResumeDataTests {
-    // Small enough that a dozen tests running at once in a debug build (where the engine's SHA-256
-    // is slow) do not starve each other's transfer loops.
+    // Small enough that a dozen tests running at once in a debug build do not starve each other.
     static let length = 400_000
     static let pauseOffset = 120_000
     /// The whole body, made once: every test compares against it.
@@ -46,6 +45,7 @@ struct ResumeDataTests {
             #expect(resumeData.sha256 == Resume.sha256(partial))
 
             let second = try session.downloadTask(withResumeData: resumeData)
+            second.computesSHA256 = true
             #expect(second.resumeSource == resumeData)
             let outcome = await Resume.run(second)
             #expect(outcome.error == nil)
@@ -135,6 +135,7 @@ struct ResumeDataTests {
             let delegate = RecordingDelegate()
             let session = try Fixture.session(delegate: delegate)
             let task = try session.downloadTask(withResumeData: try ResumeData(jsonData: json))
+            task.computesSHA256 = true
             task.resume()
             #expect(await task.waitUntilCompleted() == nil)
             try await Fixture.eventually("completion delivered") { delegate.entries.contains { $0.hasPrefix("complete") } }
@@ -226,6 +227,7 @@ struct ResumeDataTests {
             let resumeData = try #require(await first.cancelProducingResumeData())
 
             let second = try session.downloadTask(withResumeData: resumeData)
+            second.computesSHA256 = true
             let outcome = await Resume.run(second)
             #expect(outcome.error == nil)
             #expect(outcome.response?.httpVersion == "HTTP/2")

@@ -1,6 +1,6 @@
-// SHA-256 from OpenSSL's libcrypto, which libcurl's TLS loads anyway: the digest of every download is
-// computed as its bytes are written, and OpenSSL's assembly (SHA extensions, AVX2) is several times
-// faster than portable code.
+// SHA-256 from OpenSSL's libcrypto, which libcurl's TLS loads anyway: the digest of a download that
+// asks for one, and the check of a partial file. OpenSSL's assembly (SHA extensions, AVX2) is several
+// times faster than portable code.
 #ifndef FERRY_SHA256_H
 #define FERRY_SHA256_H
 

@@ -212,6 +212,8 @@ final class JobRunner: Sendable {
         }
         task.temporaryDirectory = directory
         task.spareFiles = files.spares
+        // result.sha256 and checksum.sha256: hashed beside the writes, off the engine's loop.
+        task.computesSHA256 = true
         // The origin's own bytes unless the job asked otherwise: a decoded body could not be resumed.
         task.acceptsCompressedContent = job.policies.compressed ?? false
         // Named for this attempt, so that a sweep can tell when nothing holds them any more.

@@ -144,9 +144,12 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         return owner
     }
 
-    /// Takes the current hop out of curl at once (cancel, failures outside curl's callbacks).
+    /// Takes the current hop out of curl at once (cancel, failures outside curl's callbacks). What
+    /// curl learnt of a non-HTTP file is kept, as when curl ends the hop itself: a paused ftp
+    /// download's resume data needs its size even when the size came after the first byte.
     func stopHop() {
         guard let easy = hop else { return }
+        if !isHTTP { endedHopFacts = (announcedContentLength, remoteFileTime) }
         loop.remove(easy: easy.raw)
         _ = releaseHop()
     }

@@ -53,7 +53,7 @@ extension Session {
     ///   partial file is left as it was, so the same resume data can be tried again later;
     /// - a partial file that is missing, shorter than `offset` or changed: no `Range` is sent and the
     ///   download starts over in the same file.
-    /// Progress counts from the offset. On completion `sha256` is the whole file's.
+    /// Progress counts from the offset. With `computesSHA256`, `sha256` on completion is the whole file's.
     ///
     /// Throws `invalidRequest` when the resume data is unusable (a newer version, a request that
     /// cannot be resumed, a malformed hash or path).

@@ -1,8 +1,8 @@
 internal import CFerryTLS
 
-/// Incremental SHA-256 (FIPS 180-4), for the digest of a download as it is written: OpenSSL's, through
-/// `ferry_sha256.h` (libcurl's TLS loads libcrypto anyway, and its assembly hashes several times
-/// faster than Swift code could).
+/// Incremental SHA-256 (FIPS 180-4), for the digest of a download's file (`DownloadDigest`) and the
+/// check of a partial file: OpenSSL's, through `ferry_sha256.h` (libcurl's TLS loads libcrypto
+/// anyway, and its assembly hashes several times faster than Swift code could).
 ///
 /// A value type: copying it copies the state, so the digest of the bytes so far is
 /// `var copy = hasher; copy.finalize()` while hashing carries on (that is how resume data gets the

@@ -16,6 +16,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var acceptsCompressedContent = false
         var temporaryFilePrefix = DownloadFile.defaultPrefix
         var producesResumeDataOnCancel = false
+        var computesSHA256 = false
         var resumeOffset: Int64?
         var fileLength: Int64?
         var sha256: String?
@@ -72,15 +73,27 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         set { downloadState.withLock { $0.acceptsCompressedContent = newValue } }
     }
 
+    /// Compute the SHA-256 of the file handed over (`sha256`). Off by default: hashing costs about
+    /// half a second of CPU per GiB, which a download that checks nothing should not pay. When on,
+    /// the hash follows the writes on another thread (never the transfer loop's), reading back what
+    /// was written, and the download stops receiving while hashing is far behind. A task made from
+    /// resume data continues the hash of the partial file's prefix, checked when it reopens it. Set
+    /// before `resume()`.
+    public var computesSHA256: Bool {
+        get { downloadState.withLock { $0.computesSHA256 } }
+        set { downloadState.withLock { $0.computesSHA256 = newValue } }
+    }
+
     /// For a task made from resume data, the offset it continued at once the response arrived: the
     /// resume data's offset, or 0 when it started over (DL-09). Nil before, and for other tasks.
     public var resumeOffset: Int64? { downloadState.withLock { $0.resumeOffset } }
 
     /// SHA-256 (64 lower-case hex digits) of the file handed over with `.downloadFinished`, set just
-    /// before that event. Computed while writing, across resumptions: no need to read the file again.
+    /// before that event when `computesSHA256` is on (nil otherwise). Covers the whole file across
+    /// resumptions.
     public var sha256: String? { downloadState.withLock { $0.sha256 } }
 
-    /// The length of the file handed over with `.downloadFinished`, set with `sha256`.
+    /// The length of the file handed over with `.downloadFinished`, set just before that event.
     public var fileLength: Int64? { downloadState.withLock { $0.fileLength } }
 
     // MARK: - Resume data
@@ -111,6 +124,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// The hash covers exactly `offset` bytes; the download keeps appending after it, and resuming cuts
     /// the partial file back to `offset` once its hash checks out. The bytes were handed to the kernel
     /// (`write(2)`), so they survive the process dying, not necessarily the machine losing power.
+    /// Without `computesSHA256` the first snapshot reads the file back to hash it (off the loop);
+    /// later ones hash only what was written since.
     ///
     /// Before the task starts: its `resumeSource`. Nil once it completed (a failure's resume data is in
     /// its error), and whenever `cancelProducingResumeData()` would give nil.
@@ -118,7 +133,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         let (transfer, lifecycle) = guarded.withLock { ($0.transfer, $0.lifecycle.state) }
         if let transfer {
             return await withCheckedContinuation { continuation in
-                transfer.post { continuation.resume(returning: $0.resumeDataSnapshot()) }
+                transfer.post { $0.resumeDataSnapshot { continuation.resume(returning: $0) } }
             }
         }
         return lifecycle == .completed ? nil : resumeSource
@@ -134,7 +149,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         downloadState.withLock { $0.resumeOffset = offset }
     }
 
-    func recordFinishedFile(length: Int64, sha256: String) {
+    func recordFinishedFile(length: Int64, sha256: String?) {
         downloadState.withLock { state in
             state.fileLength = length
             state.sha256 = sha256

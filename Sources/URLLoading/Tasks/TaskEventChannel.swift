@@ -151,13 +151,21 @@ final class TaskEventChannel: Sendable {
             defer { state.fileToRemove = nil }
             return state.fileToRemove
         }
-        if let file { try? FileManager.default.removeItem(at: file) }
+        if let file { Self.removeIfPresent(file) }
+    }
+
+    /// Removes a handed-out file, which the consumer has most often moved away already. A lookup
+    /// finds that out without the directory's lock, which unlink(2) takes even for a missing name,
+    /// and so would wait behind the files other downloads are creating in that directory.
+    private static func removeIfPresent(_ file: URL) {
+        var status = stat()
+        if lstat(file.path, &status) == 0 { unlink(file.path) }
     }
 
     deinit {
         // Download files that nobody took are not left behind.
         let files = state.withLock { state in state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []) }
-        for file in files { try? FileManager.default.removeItem(at: file) }
+        for file in files { Self.removeIfPresent(file) }
     }
 }
 

@@ -1,10 +1,11 @@
 import Foundation
 
-/// A download's file, written from the loop thread with plain `write(2)` and hashed as it is written,
-/// so the finished file's SHA-256 and resume data's hash of the bytes so far cost no second read.
+/// A download's file, written from the loop thread with plain `write(2)`. Its SHA-256 is not computed
+/// here: a `DownloadDigest` reads the written bytes back on another thread, eagerly when the task
+/// asked for the digest, else only when resume data needs the hash of the bytes so far.
 ///
-/// `length` and the hash only ever cover bytes that `write(2)` fully accepted: after a failed write the
-/// file may hold a few more, which resuming cuts off.
+/// `length` only ever covers bytes that `write(2)` fully accepted: after a failed write the file
+/// may hold a few more, which resuming cuts off.
 ///
 /// `@unchecked Sendable`: one thread owns it at a time. A reopened partial file is made off the loop
 /// and handed over to the loop thread once; after that only the loop thread touches it.
@@ -12,44 +13,59 @@ import Foundation
 /// Every open file holds an exclusive `flock` until it is closed, which the kernel drops when the
 /// process dies. A partial file another process still holds (a stopped process whose work was taken
 /// over) is never written to: its verified prefix is copied into a new file instead, so that the two
-/// writers never share bytes.
+/// writers never share bytes. Files are opened for reading too, for the digest's reads.
 final class DownloadFile: @unchecked Sendable {
     let url: URL
     private var descriptor: Int32
-    /// Bytes written and hashed.
+    /// Bytes written.
     private(set) var length: Int64
-    private var hasher: SHA256Hasher
+    /// Made when the file is, for a task that asked for its digest (or a reopened file, whose prefix
+    /// was hashed to check it); otherwise on the first demand.
+    private var digest: DownloadDigest?
 
-    private init(url: URL, descriptor: Int32, length: Int64, hasher: SHA256Hasher) {
+    private init(url: URL, descriptor: Int32, length: Int64) {
         self.url = url
         self.descriptor = descriptor
         self.length = length
-        self.hasher = hasher
     }
 
     /// The name prefix of temporary files unless the task sets another.
     static let defaultPrefix = "ferry-download-"
 
     /// A new, private (0600) file in `directory`, named `<prefix><UUID>.tmp`: a spare from `spares`
-    /// when it has one, else created.
+    /// when it has one, else created. `digesting`: hash it as it is written (`DownloadDigest`).
     static func create(
-        in directory: URL, prefix: String = defaultPrefix, for source: URL, spares: (any SpareFileSource)? = nil
+        in directory: URL, prefix: String = defaultPrefix, for source: URL, spares: (any SpareFileSource)? = nil,
+        digesting: Bool = false
     ) throws(TransferError) -> DownloadFile {
-        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp")
+        // `isDirectory` given: otherwise Foundation asks the file system, one more call per file.
+        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp", isDirectory: false)
+        let file = DownloadFile(url: url, descriptor: try openNew(at: url, spares: spares, for: source), length: 0)
+        if digesting { file.startDigest(from: SHA256Hasher(), eager: true) }
+        return file
+    }
+
+    /// The descriptor of a new file at `url`, locked: a spare moved there, else a file created.
+    private static func openNew(at url: URL, spares: (any SpareFileSource)?, for source: URL) throws(TransferError) -> Int32 {
         if let spares, spares.moveSpareFile(to: url.path) {
             if let descriptor = openSpare(at: url.path) {
                 _ = flock(descriptor, LOCK_EX | LOCK_NB)
-                return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
+                return descriptor
             }
             unlink(url.path)
         }
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw writeFailure("cannot create \(url.path)", failingURL: source)
         }
         // New, so nobody else can hold it: the lock only tells later readers that a writer is alive.
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
-        return DownloadFile(url: url, descriptor: descriptor, length: 0, hasher: SHA256Hasher())
+        return descriptor
+    }
+
+    /// Gives the file its digest, whose state `hasher` is that of the first `length` bytes.
+    private func startDigest(from hasher: SHA256Hasher, eager: Bool) {
+        digest = DownloadDigest(hashing: descriptor, from: hasher, hashed: length, written: length, eager: eager)
     }
 
     /// Opens a spare file moved to `path`, emptied and private; nil when it is not a regular file of
@@ -59,7 +75,7 @@ final class DownloadFile: @unchecked Sendable {
     /// empty spare is not truncated again: ext4 writes a file out at its next close after a truncation
     /// (`auto_da_alloc`), which a new file would not pay.
     private static func openSpare(at path: String) -> Int32? {
-        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1,
@@ -94,7 +110,12 @@ final class DownloadFile: @unchecked Sendable {
     /// it is neither cut nor emptied. Its verified prefix is copied into a new file named with
     /// `prefix` beside it (or a new empty file is made when the prefix does not check out), and the
     /// download goes on there.
-    static func reopen(_ resumeData: ResumeData, prefix: String = defaultPrefix) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
+    ///
+    /// The file's digest starts from the hash of the verified prefix; `digesting` makes it follow the
+    /// writes (`DownloadTask.computesSHA256`), otherwise it hashes only on demand.
+    static func reopen(
+        _ resumeData: ResumeData, prefix: String = defaultPrefix, digesting: Bool = false
+    ) throws(TransferError) -> (file: DownloadFile, check: PartialFileCheck) {
         let path = resumeData.partialFile.path
         func failure(_ what: String) -> TransferError {
             writeFailure("\(what) the partial file \(path)", failingURL: resumeData.originalRequest.url)
@@ -123,15 +144,14 @@ final class DownloadFile: @unchecked Sendable {
                 && hasher.currentHexDigest == resumeData.sha256.lowercased()
             let copy = try create(
                 in: resumeData.partialFile.deletingLastPathComponent(), prefix: prefix, for: resumeData.originalRequest.url)
-            guard intact else { return (copy, .changed) }
             do {
-                try copy.copyPrefix(of: descriptor, length: offset)
+                if intact { try copy.copyPrefix(of: descriptor, length: offset) }
             } catch {
                 copy.remove()
                 throw error
             }
-            copy.hasher = hasher
-            return (copy, .copied)
+            copy.startDigest(from: intact ? hasher : SHA256Hasher(), eager: digesting)
+            return (copy, intact ? .copied : .changed)
         }
         if !existed {
             check = .missing
@@ -152,10 +172,13 @@ final class DownloadFile: @unchecked Sendable {
             Foundation.close(descriptor)
             throw error
         }
-        return (DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep, hasher: hasher), check)
+        let file = DownloadFile(url: resumeData.partialFile, descriptor: descriptor, length: keep)
+        file.startDigest(from: hasher, eager: digesting)
+        return (file, check)
     }
 
-    /// Writes the first `length` bytes of `source` (already hashed by the caller) into this empty file.
+    /// Writes the first `length` bytes of `source` (already hashed by the caller) into this empty
+    /// file, which has no digest yet.
     private func copyPrefix(of source: Int32, length: Int64) throws(TransferError) {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
@@ -167,7 +190,6 @@ final class DownloadFile: @unchecked Sendable {
             guard count > 0 else {
                 throw TransferError(.cannotWriteToFile, "cannot read the partial file to copy it into \(url.path)")
             }
-            // Hashed again here too; the caller puts back the hash it verified.
             try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             position += Int64(count)
         }
@@ -209,8 +231,24 @@ final class DownloadFile: @unchecked Sendable {
             }
             offset += written
         }
-        hasher.update(bytes)
         length += Int64(bytes.count)
+        digest?.written(upTo: length)
+    }
+
+    /// True while hashing keeps up with the writes (always, unless the digest is eager). Otherwise
+    /// `onCaughtUp` is called once it has caught up: the caller stops receiving until then.
+    func hashingKeepsUp(orCallWhenCaughtUp onCaughtUp: @autoclosure () -> @Sendable () -> Void) -> Bool {
+        digest?.keepsUp(orCallWhenCaughtUp: onCaughtUp()) ?? true
+    }
+
+    /// Calls `reply` with the SHA-256 (lower-case hex) of the `length` bytes written so far, or nil
+    /// when they cannot be read back (or the file is emptied or closed first); off the loop thread,
+    /// or at once when they are already hashed. Writing may go on meanwhile. A file without a digest
+    /// gets one now, which reads back its bytes from the first.
+    func sha256(reply: @escaping @Sendable (String?) -> Void) {
+        let digest = digest ?? DownloadDigest(hashing: descriptor, written: length, eager: false)
+        self.digest = digest
+        digest.sha256(ofFirst: length, reply: reply)
     }
 
     /// Empties the file, to write the body again from byte 0.
@@ -218,7 +256,7 @@ final class DownloadFile: @unchecked Sendable {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             throw Self.writeFailure("cannot empty \(url.path)")
         }
-        hasher = SHA256Hasher()
+        digest?.reset()
         length = 0
     }
 
@@ -231,11 +269,9 @@ final class DownloadFile: @unchecked Sendable {
         return TransferError(code, "\(what): \(String(cString: strerror(number)))", failingURL: failingURL)
     }
 
-    /// SHA-256 of the `length` bytes written so far, as hex; writing may go on.
-    var sha256SoFar: String { hasher.currentHexDigest }
-
     func close() throws(TransferError) {
         guard descriptor >= 0 else { return }
+        digest?.close()
         let result = Foundation.close(descriptor)
         descriptor = -1
         if result != 0 {

@@ -96,25 +96,32 @@ struct DownloadResumption {
         try partialFile?.truncateToZero()
     }
 
+    /// Resume data as far as the loop knows it: ready, or waiting for the hash of a file's prefix.
+    enum Draft {
+        case ready(ResumeData)
+        /// `data` once its `sha256` is the digest of `file`'s first `data.offset` bytes (its length
+        /// now), which `DownloadFile.sha256(reply:)` computes off the loop.
+        case hashing(DownloadFile, into: ResumeData)
+    }
+
     /// What continues the download from the bytes written so far, or nil when it cannot be continued.
     /// `written` is the file the response's body goes to, `url` the response's.
-    func resumeData(written: DownloadFile?, of download: DownloadTask, url: URL) -> ResumeData? {
+    func resumeData(written: DownloadFile?, of download: DownloadTask, url: URL) -> Draft? {
         if let file = written, let validators = entityValidators {
             // A sent body (an upload job writing to a file) is not repeated by a Range request.
             guard file.length > 0, download.uploadBody == nil, ResumeData.canResume(download.originalRequest) else { return nil }
-            return ResumeData(
+            return .hashing(file, into: ResumeData(
                 url: url, originalRequest: download.originalRequest,
                 entityTag: validators.entityTag, lastModified: validators.lastModified, offset: file.length,
-                partialFile: file.url, sha256: file.sha256SoFar, expectedTotal: entityTotal)
+                partialFile: file.url, sha256: "", expectedTotal: entityTotal))
         }
         guard let source else { return nil }
         // Still checking the partial file, which is as the resume data says or about to be emptied.
-        if reopeningPartialFile { return source }
+        if reopeningPartialFile { return .ready(source) }
         // Reopened, and not written to: no response yet, or an unrelated one.
         guard let partial = partialFile, partial.length > 0 else { return nil }
         var data = source
         data.offset = partial.length
-        data.sha256 = partial.sha256SoFar
-        return data
+        return .hashing(partial, into: data)
     }
 }

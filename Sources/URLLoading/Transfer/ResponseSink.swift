@@ -17,7 +17,8 @@ enum ResponseSink {
         case .download(let download):
             let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
             let file = try DownloadFile.create(
-                in: directory, prefix: download.temporaryFilePrefix, for: download.originalRequest.url, spares: download.spareFiles)
+                in: directory, prefix: download.temporaryFilePrefix, for: download.originalRequest.url, spares: download.spareFiles,
+                digesting: download.computesSHA256)
             return .file(file, for: download)
         case .data(let dataTask, _):
             switch dataTask.bodyDelivery {
@@ -39,15 +40,16 @@ enum ResponseSink {
         }
     }
 
-    /// Hands the result over after a successful transfer.
-    func finish() throws(TransferError) {
+    /// Hands the result over after a successful transfer; `sha256` is the file's digest when the
+    /// download asked for it.
+    func finish(sha256: String?) throws(TransferError) {
         switch self {
         case .none, .stream: break
         case .collect(let body, let task): task.storeCollectedBody(body.data)
         case .file(let file, let download):
             try file.close()
-            // Before the event: whoever handles the file may want its digest (no second read of it).
-            download.recordFinishedFile(length: file.length, sha256: file.sha256SoFar)
+            // Before the event: whoever handles the file may want its digest.
+            download.recordFinishedFile(length: file.length, sha256: sha256)
             download.channel.push(.downloadFinished(file.url))
         }
     }

@@ -33,12 +33,9 @@ extension TaskTransfer: CurlTransferEvents {
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
-        if case .stream(let channel) = sink {
-            let relieve: @Sendable () -> Void = { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } }
-            if !channel.reserveCapacity(orCallWhenDrained: relieve) {
-                machine.consumerFellBehind()
-                return .pause
-            }
+        if sinkFellBehind() {
+            machine.consumerFellBehind()
+            return .pause
         }
         do {
             try sink.write(bytes)
@@ -52,6 +49,21 @@ extension TaskTransfer: CurlTransferEvents {
         task.updateProgress { $0.bytesReceived = received }
         emitProgressIfDue()
         return .accepted
+    }
+
+    /// Whether the body cannot be taken yet: a streamed body's consumer is behind, the hashing of a
+    /// download that asked for its digest is, or the download's file is still being made. The
+    /// transfer resumes once it caught up.
+    private func sinkFellBehind() -> Bool {
+        let relieve: () -> @Sendable () -> Void = { { [self] in post { $0.perform($0.machine.consumerCaughtUp()) } } }
+        switch sink {
+        case .stream(let channel): return !channel.reserveCapacity(orCallWhenDrained: relieve())
+        case .file(let file, _):
+            // curl reads a file: URL in one go, paused or not: its hash catches up afterwards.
+            return request.url.scheme?.lowercased() != "file" && !file.hashingKeepsUp(orCallWhenCaughtUp: relieve())
+        case .none: return awaitsPreparedFile(then: relieve())
+        case .collect: return false
+        }
     }
 
     func curlReadBody(into buffer: UnsafeMutableRawBufferPointer) -> CurlTransfer.ReadVerdict {

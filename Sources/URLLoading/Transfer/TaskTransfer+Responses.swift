@@ -129,6 +129,8 @@ extension TaskTransfer {
         do {
             if let download = role.download, let partial = try resumption.takePartialFile(for: hopResponse) {
                 continueDownload(download, in: partial.file, at: partial.offset)
+            } else if let prepared = takePreparedSink() {
+                sink = prepared
             } else {
                 sink = try ResponseSink.make(for: role, expectedLength: hopResponse?.expectedContentLength)
             }

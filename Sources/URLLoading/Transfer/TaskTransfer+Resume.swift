@@ -8,10 +8,11 @@ extension TaskTransfer {
     func reopenPartialFile(of resumeData: ResumeData) {
         resumption.reopeningPartialFile = true
         let prefix = role.download?.temporaryFilePrefix ?? DownloadFile.defaultPrefix
+        let digesting = role.download?.computesSHA256 ?? false
         DispatchQueue.global().async { [self] in
             let outcome: Result<DownloadFile, TransferError>
             do throws(TransferError) {
-                outcome = .success(try DownloadFile.reopen(resumeData, prefix: prefix).file)
+                outcome = .success(try DownloadFile.reopen(resumeData, prefix: prefix, digesting: digesting).file)
             } catch {
                 outcome = .failure(error)
             }
@@ -44,16 +45,39 @@ extension TaskTransfer {
         startHop()
     }
 
-    /// On the loop: the resume data for what the file holds now, for `DownloadTask.resumeDataSnapshot()`.
-    func resumeDataSnapshot() -> ResumeData? {
-        machine.isFinished ? nil : currentResumeData()
+    /// On the loop: the resume data for what the file holds now, for `DownloadTask.resumeDataSnapshot()`,
+    /// given to `reply` once the file's prefix is hashed (on whichever thread that happens).
+    func resumeDataSnapshot(reply: @escaping @Sendable (ResumeData?) -> Void) {
+        guard !machine.isFinished else {
+            reply(nil)
+            return
+        }
+        withCurrentResumeData { _, resumeData in reply(resumeData) }
     }
 
-    /// What continues this download from the bytes written so far, or nil when it cannot be continued.
-    func currentResumeData() -> ResumeData? {
-        guard let download = role.download else { return nil }
+    /// Gives `use` what continues this download from the bytes written so far, or nil when it cannot
+    /// be continued: at once when nothing needs hashing, else on the loop once the partial file's
+    /// prefix is hashed off it (nil when it could not be read back).
+    func withCurrentResumeData(_ use: @escaping @Sendable (TaskTransfer, ResumeData?) -> Void) {
+        guard let download = role.download else {
+            use(self, nil)
+            return
+        }
         learnLateRemoteFileFacts()
-        return resumption.resumeData(written: sink.file, of: download, url: hopResponse?.url ?? request.url)
+        switch resumption.resumeData(written: sink.file, of: download, url: hopResponse?.url ?? request.url) {
+        case nil:
+            use(self, nil)
+        case .ready(let resumeData)?:
+            use(self, resumeData)
+        case .hashing(let file, let draft)?:
+            file.sha256 { [self] digest in
+                post { transfer in
+                    var resumeData = draft
+                    resumeData.sha256 = digest ?? ""
+                    use(transfer, digest == nil ? nil : resumeData)
+                }
+            }
+        }
     }
 
     /// An ftp body can start before curl has read the file's size from the control connection (a

@@ -24,6 +24,8 @@ final class TaskTransfer: @unchecked Sendable {
 
     var body: RequestBodyReader?
     var sink = ResponseSink.none
+    /// A download's file, made off the loop while the request is under way.
+    var filePreparation = DownloadFilePreparation.none
     var bytesReceived: Int64 = 0
     private var lastProgressEvent: UInt64 = 0
     private var lastProgressSent = TransferProgress()
@@ -49,7 +51,11 @@ final class TaskTransfer: @unchecked Sendable {
         self.configuration = configuration
         self.machine = TransferStateMachine(maximumRedirects: configuration.maximumRedirects)
         self.request = task.currentRequest
-        self.resourceDeadline = CurlLoop.nowMilliseconds() + CurlRequestOptions.milliseconds(configuration.resourceTimeout)
+        let now = CurlLoop.nowMilliseconds()
+        self.resourceDeadline = now + CurlRequestOptions.milliseconds(configuration.resourceTimeout)
+        // The first progress event comes a tick after the start, not with the first byte: a small
+        // body is whole by then, and its one event is the last (forced) one.
+        self.lastProgressEvent = now
         self.resumption = DownloadResumption(source: role.resumeSource)
         self.cookies = TransferCookies(configuration: configuration)
         self.caching = TransferCaching(configuration: configuration)
@@ -76,6 +82,7 @@ final class TaskTransfer: @unchecked Sendable {
         } else if let source = resumption.source {
             reopenPartialFile(of: source)
         } else {
+            prepareDownloadFile()
             startHop()
         }
     }
@@ -240,6 +247,8 @@ final class TaskTransfer: @unchecked Sendable {
 
     private func finishSuccessfully() {
         guard !machine.isFinished else { return }
+        // An empty body ended the hop before its file was made: finish once it is.
+        if awaitsPreparedFile(then: { [self] in post { $0.finishSuccessfully() } }) { return }
         if let response = hopResponse, let proposal = caching.takeProposedEntry(response: response, sink: sink) {
             let (entry, cacheRequest) = (proposal.entry, proposal.request)
             // Asked before completion, as the will-cache decision comes before didComplete (CA-11..CA-14).
@@ -257,8 +266,22 @@ final class TaskTransfer: @unchecked Sendable {
             caching.store(entry, for: cacheRequest)
         }
         emitProgressIfDue(force: true)
-        do {
-            try sink.finish()
+        if case .file(let file, let download) = sink, download.computesSHA256 {
+            // The last bytes are still being hashed off the loop: hand the file over once they are.
+            file.sha256 { [self] digest in post { $0.handOverBody(sha256: digest) } }
+            return
+        }
+        handOverBody(sha256: nil)
+    }
+
+    private func handOverBody(sha256: String?) {
+        // Cancelled while the digest was computed: the cancellation has settled the file.
+        guard !machine.isFinished else { return }
+        do throws(TransferError) {
+            if sha256 == nil, case .file(let file, let download) = sink, download.computesSHA256 {
+                throw TransferError(.cannotWriteToFile, "cannot read \(file.url.path) back to hash it", failingURL: request.url)
+            }
+            try sink.finish(sha256: sha256)
         } catch {
             finish(error: error)
             return
@@ -266,12 +289,21 @@ final class TaskTransfer: @unchecked Sendable {
         finish(error: nil)
     }
 
+    /// Ends the task. A failure carries resume data when the download can be continued (and, for a
+    /// cancellation, when it was asked for); the task completes once that data's hash of the partial
+    /// file is computed, off the loop.
     func finish(error: TransferError?) {
         guard machine.finish() else { return }
+        guard let failure = error, failure.code != .cancelled || role.download?.producesResumeDataOnCancel == true else {
+            complete(error, resumeData: nil)
+            return
+        }
+        withCurrentResumeData { transfer, resumeData in transfer.complete(failure, resumeData: resumeData) }
+    }
+
+    private func complete(_ error: TransferError?, resumeData: ResumeData?) {
         var error = error
         if var failure = error {
-            let cancelledKeepingData = role.download?.producesResumeDataOnCancel ?? false
-            let resumeData = failure.code != .cancelled || cancelledKeepingData ? currentResumeData() : nil
             // Only the file the resume data names survives; the rest of what was received goes.
             for file in [sink.file, resumption.partialFile].compactMap({ $0 }) {
                 if file.url == resumeData?.partialFile { file.keep() } else { file.remove() }
@@ -283,6 +315,7 @@ final class TaskTransfer: @unchecked Sendable {
             resumption.partialFile?.keep()
         }
         resumption.partialFile = nil
+        abandonPreparedFile()
         body?.close()
         body = nil
         sink = .none
