@@ -1,3 +1,4 @@
+import FerryModel
 import FerryStore
 import Foundation
 import URLLoading
@@ -26,11 +27,8 @@ enum WebhookRetryDecision {
         return .retry(after: scheduled)
     }
 
-    /// `Retry-After: <seconds>` or `Retry-After: <HTTP date>`.
+    /// `Retry-After: <seconds>` or `Retry-After: <HTTP date>`, read as a job's retry reads it.
     static func retryAfter(_ text: String, now: Date = Date()) -> Duration? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) { return seconds >= 0 ? .seconds(seconds) : nil }
-        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
-        return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
+        RetryPolicy.parseRetryAfter(text, now: now)
     }
 }

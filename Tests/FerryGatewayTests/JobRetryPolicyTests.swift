@@ -39,6 +39,10 @@ struct JobRetryPolicyTests {
         let date = "Tue, 14 Nov 2023 22:13:50 GMT"  // 30 s after `now`
         #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: date), attempt: 1, now: now) == .seconds(30))
         #expect(policy.delayBeforeRetry(after: .httpStatus(503, retryAfter: "soon"), attempt: 1, now: now, random: { 0 }) == .seconds(1))
+        // RFC 9110 §10.2.3: delay-seconds are digits only; a signed number is not one.
+        for signed in ["+7", "-7"] {
+            #expect(policy.delayBeforeRetry(after: .httpStatus(429, retryAfter: signed), attempt: 1, now: now, random: { 0 }) == .seconds(1), "\(signed)")
+        }
     }
 
     @Test("RFC 9110 §5.6.7: a Retry-After date is an HTTP-date (the obsolete formats too), nothing looser")

@@ -78,5 +78,9 @@ struct WebhookSigningTests {
         // 1_700_000_000 is Tue, 14 Nov 2023 22:13:20 GMT.
         #expect(WebhookRetryDecision.retryAfter("Tue, 14 Nov 2023 22:14:20 GMT", now: now) == .seconds(60))
         #expect(WebhookRetryDecision.retryAfter("soon", now: now) == nil)
+        // RFC 9110 §10.2.3: delay-seconds are digits only, the date an HTTP-date (§5.6.7), nothing looser.
+        for loose in ["+30", "-1", "30.5", "Tue, 14 Nov 2023 22:14:20 UTC", "Tue, 14 Nov 23 22:14:20 GMT"] {
+            #expect(WebhookRetryDecision.retryAfter(loose, now: now) == nil, "\(loose)")
+        }
     }
 }

@@ -206,6 +206,17 @@ struct CookieTransferTests {
         }
     }
 
+    @Test("RFC 6265 §5.2.3 through a transfer: Domain=..host matches no host and is ignored; Domain=.host is kept (CK-03)")
+    func doubleDotDomainFromAResponse() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try self.session()
+            let base = "http://localhost:\(origin.port)/cookies"
+            _ = try await text(session, base + "/raw?a=x%3D1%3B%20Domain%3D..localhost%3B%20Path%3D%2F&b=y%3D2%3B%20Domain%3D.localhost%3B%20Path%3D%2F")
+            #expect(try await text(session, base + "/show") == "y=2")
+            #expect(session.configuration.httpCookieStorage?.cookies.map(\.name) == ["y"])
+        }
+    }
+
     @Test("a Secure cookie set over https goes to https only, never to http on the same host (CK-02)")
     func secureOnlyOverHTTPS() async throws {
         let certificates = try await TestCertificates.generate()

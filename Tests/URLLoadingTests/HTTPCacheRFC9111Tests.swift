@@ -66,6 +66,63 @@ struct HTTPCacheRFC9111Tests {
         #expect(HTTPCacheRules.served(entry, now: start.addingTimeInterval(10)).response.headers["Age"] == "110")
     }
 
+    @Test("RFC 9111 §5.1, §4.2.3: a hit carries Age even when the origin sent none; an old Date counts as apparent age")
+    func ageAddedByTheCache() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Self.session()
+            let plain = origin.scriptedCacheURL("age-none", headers: ["Cache-Control: max-age=3600"])
+            let first = try await Self.fetch(session, plain)
+            #expect(first.status == .miss && first.response.headers["Age"] == nil)
+            let hit = try await Self.fetch(session, plain)
+            #expect(hit.status == .hit)
+            #expect(hit.response.headers["Age"].flatMap(Int.init).map { $0 >= 0 && $0 < 60 } == true)
+
+            let sixtySecondsAgo = HTTPDate.format(Date().addingTimeInterval(-60))
+            let dated = origin.scriptedCacheURL("age-dated", headers: ["Cache-Control: max-age=3600", "Date: \(sixtySecondsAgo)"])
+            let datedHit = try await Self.fetchTwice(session, dated)
+            #expect(datedHit.status == .hit)
+            let age = try #require(datedHit.response.headers["Age"].flatMap(Int.init))
+            #expect(age >= 60 && age < 3600)
+        }
+    }
+
+    @Test("RFC 9110 §5.6.7 at every HTTP date the cache reads: a loose Date, Last-Modified or If-Modified-Since counts as absent")
+    func looseDatesAreAbsent() {
+        let url = URL(string: "https://example.com/")!
+        let date = "Tue, 14 Nov 2023 22:13:20 GMT"
+        func lifetime(_ headers: HTTPHeaders) -> TimeInterval {
+            HTTPCacheRules.freshnessLifetime(of: TransferResponse(url: url, statusCode: 200, headers: headers), receivedAt: Date())
+        }
+        // §4.2.2: no heuristic lifetime from a Last-Modified that is not an HTTP-date.
+        #expect(lifetime(["Date": date, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]) > 0)
+        #expect(lifetime(["Date": date, "Last-Modified": "Sun, 06 Nov 94 08:49:37 GMT"]) == 0)
+        #expect(lifetime(["Date": date, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 UTC"]) == 0)
+
+        // §4.2.3: a loose Date gives no apparent age; the time the response arrived stands for it.
+        let arrived = Date(timeIntervalSince1970: 1_700_000_000)
+        func age(dateHeader: String) -> TimeInterval {
+            let entry = CachedResponse(
+                response: TransferResponse(url: url, statusCode: 200, headers: ["Date": dateHeader]),
+                data: Data(), requestDate: arrived, responseDate: arrived)
+            return HTTPCacheRules.currentAge(of: entry, now: arrived)
+        }
+        #expect(age(dateHeader: HTTPDate.format(arrived.addingTimeInterval(-600))) == 600)
+        #expect(age(dateHeader: "Tue, 14-Nov-2023 22:03:20 GMT") == 0)
+
+        // §4.3.2 (RFC 9110 §13.1.3): an If-Modified-Since that is not an HTTP-date is ignored.
+        let entry = CachedResponse(
+            response: TransferResponse(url: url, statusCode: 200, headers: ["Date": date, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]),
+            data: Data(), requestDate: arrived, responseDate: arrived)
+        func notModified(since: String) -> Bool {
+            var request = TransferRequest(url: url)
+            request.headers["If-Modified-Since"] = since
+            return HTTPCacheRules.isNotModified(entry, for: request)
+        }
+        #expect(notModified(since: "Mon, 07 Nov 1994 08:49:37 GMT"))
+        #expect(!notModified(since: "Mon, 07 Nov 94 08:49:37 GMT"))
+        #expect(!notModified(since: "Mon, 07 Nov 1994 08:49:37 UTC"))
+    }
+
     @Test("RFC 9111 §5.1: Age is delta-seconds, the first of a list; 7200.0 is invalid and ignored")
     func ageParsing() async throws {
         #expect(HTTPCacheRules.ageValue(of: ["Age": "7200, 0"]) == 7200)

@@ -63,10 +63,13 @@ public struct RetryPolicy: Sendable, Equatable {
         return capped / 2 + (capped / 2) * random()
     }
 
-    /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3); nil when unparseable.
+    /// `Retry-After` as delay-seconds (digits only: `+30` and `-1` are not) or an HTTP date
+    /// (RFC 9110 §10.2.3, §5.6.7); nil when it is neither.
     package static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return .seconds(Int(trimmed) ?? Int.max)
+        }
         guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
         return .seconds(max(0, Int(date.timeIntervalSince(now).rounded(.up))))
     }
