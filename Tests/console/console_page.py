@@ -69,6 +69,20 @@ class ConsolePage:
     def wait_for_job_page_state(self, state):
         self.wait(lambda d: d.find_element(By.CSS_SELECTOR, '#job-state').text == state.replace('_', ' '))
 
+    def fact(self, section, term):
+        """The value of `term` in a job page section's facts (the card whose heading is `section`), or None."""
+        return self.driver.execute_script("""
+            const [section, term] = arguments;
+            for (const card of document.querySelectorAll('section.card')) {
+              const heading = card.querySelector('h2');
+              if ((heading ? heading.textContent : '') !== section && !(section === '' && !heading)) continue;
+              for (const dt of card.querySelectorAll('dl.facts > dt')) if (dt.textContent === term) return dt.nextElementSibling.textContent;
+            }
+            return null;""", section, term)
+
+    def row_ids(self):
+        return [row.get_attribute('data-job') for row in self.all('#jobs tbody tr[data-job]')]
+
     def storage(self):
         return self.driver.execute_script('return JSON.stringify(sessionStorage)')
 

@@ -10,6 +10,7 @@ Routes:
   /redirect/<path...>           302 to /<path...>
   /basic/<user>/<sha256 of password>/<size>   401 with a Basic challenge unless those credentials come
   POST /hook                    a webhook receiver: 204, the delivery kept in .deliveries
+  POST /gone                    a receiver that is gone: 410, which fails a delivery at once
 
 The same routes are served over TLS at .tls_url with a self-signed certificate no one trusts, for the
 server trust decision.
@@ -90,7 +91,7 @@ class Origin:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
                 origin.deliveries.append((self.path, dict(self.headers), body))
-                self.send_response(204 if self.path == '/hook' else 404)
+                self.send_response({'/hook': 204, '/gone': 410}.get(self.path.split('?', 1)[0], 404))
                 self.send_header('Content-Length', '0')
                 self.end_headers()
 

@@ -3,9 +3,11 @@ PostgreSQL and a loopback origin. Every wait is a deadline, never a measured tim
 
 import hashlib
 import os
+import re
 import tempfile
 import urllib.request
 import uuid
+from datetime import datetime, timedelta, timezone
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -337,3 +339,203 @@ def test_sessions_blobs_credentials_and_webhooks(console, tenant, origin):
     console.click('#deliveries-table tbody tr button')
     console.wait(lambda d: 'queued again' in console.find('#notice').text)
     console.wait(lambda d: len(origin.deliveries) > delivered)
+
+
+def later(seconds):
+    """An RFC 3339 time `seconds` from now: a job with this not_before stays queued (BG-18)."""
+    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def test_cursor_paging_through_the_jobs_table(console, tenant, origin):
+    """BG-18: 120 jobs held queued by a not_before a day ahead, read in pages of 50 with Older and Newer."""
+    marker = gate()
+    tenant.ok('POST', '/v1/jobs/batch', {'jobs': [
+        {'kind': 'download', 'not_before': later(86400), 'request': {'url': f'{origin.url}/bytes/10?{marker}-{i}'}}
+        for i in range(120)]})
+    submitted = {job['id'] for job in tenant.ok('GET', '/v1/jobs?limit=500')['jobs']}
+    assert len(submitted) == 120
+    console.sign_in(tenant.key)
+    console.wait(lambda d: len(console.row_ids()) == 50)
+    assert console.find('#page-number').text == 'page 1'
+    assert not console.find('#previous-page').is_enabled() and console.find('#next-page').is_enabled()
+    pages = [console.row_ids()]
+    for number, size in ((2, 50), (3, 20)):
+        shown = set(pages[-1])
+        console.click('#next-page')
+        console.wait(lambda d: console.find('#page-number').text == f'page {number}'
+                     and len(console.row_ids()) == size and not shown & set(console.row_ids()))
+        pages.append(console.row_ids())
+    assert not console.find('#next-page').is_enabled(), 'the last page has no older one'
+    # Newest first, every job once: the three pages together are the 120 jobs.
+    assert set(pages[0]) | set(pages[1]) | set(pages[2]) == submitted
+    created = {job['id']: job['created_at'] for job in tenant.ok('GET', '/v1/jobs?limit=500')['jobs']}
+    assert min(created[i] for i in pages[0]) >= max(created[i] for i in pages[1]) >= min(created[i] for i in pages[1]) >= max(created[i] for i in pages[2])
+    # Back again: the same rows in the same order.
+    for number in (2, 1):
+        console.click('#previous-page')
+        console.wait(lambda d: console.find('#page-number').text == f'page {number}' and console.row_ids() == pages[number - 1])
+    assert not console.find('#previous-page').is_enabled()
+    for job in submitted:  # no queued job of this test is left for later ones (the overview's oldest)
+        tenant.ok('POST', f'/v1/jobs/{job}/cancel')
+
+
+def test_bulk_pause_and_resume(console, tenant, origin):
+    """LC-02, DL-07, DL-12: selected running jobs paused together, then resumed together; each ends complete."""
+    names = [gate() for _ in range(3)]
+    jobs = [tenant.submit(f'{origin.url}/gated/{name}/{MiB}')['id'] for name in names]
+    kept_gate = gate()
+    kept = tenant.submit(f'{origin.url}/gated/{kept_gate}/{MiB}')['id']
+    for job in jobs + [kept]:
+        tenant.wait_for_state(job, {'running'})
+    console.sign_in(tenant.key)
+    for job in jobs + [kept]:
+        console.wait_for_row_state(job, 'running')
+    for job in jobs:
+        console.click(f'tr[data-job="{job}"] input.select')
+    assert console.find('#selection').text == '3 selected'
+    console.click('#bulk-pause')
+    for job in jobs:
+        console.wait_for_row_state(job, 'paused')
+    assert console.job_state(kept) == 'running'
+    assert console.find('#selection').text == '' and console.find('#bulk-resume').get_attribute('disabled') is not None
+    for job in jobs:
+        assert tenant.ok('GET', f'/v1/jobs/{job}')['state'] == 'paused'
+        console.click(f'tr[data-job="{job}"] input.select')
+    console.click('#bulk-resume')
+    for job in jobs:
+        console.wait(lambda d: console.job_state(job) in ('queued', 'running', 'succeeded'))
+    for name in names + [kept_gate]:
+        origin.gates.open(name)
+    for job in jobs + [kept]:
+        console.wait_for_row_state(job, 'succeeded')
+        assert tenant.ok('GET', f'/v1/jobs/{job}')['result']['sha256'] == hashlib.sha256(pattern(0, MiB)).hexdigest()
+
+
+def test_a_running_row_shows_bytes_rate_eta_age_and_attempts_from_the_event_stream(console, tenant, origin):
+    """LC-02, LC-12: the row of a running job moves with the tenant's event stream; the list is read once."""
+    name = gate()
+    job = tenant.submit(f'{origin.url}/drip/{name}/{64 * MiB}')['id']
+    try:
+        tenant.wait_for_state(job, {'running'})
+        console.sign_in(tenant.key)
+        console.wait_for_row_state(job, 'running')
+        row = f'tr[data-job="{job}"]'
+
+        def cells():
+            return console.driver.execute_script("""
+                const row = document.querySelector(arguments[0]);
+                const text = (css) => row.querySelector(css).textContent;
+                return {value: Number(row.querySelector('progress').value), bytes: text('.progress-text'), rate: text('td.rate'),
+                        eta: text('td.eta'), age: text('td.age'), attempts: text('td.attempts')};""", row)
+
+        console.wait(lambda d: cells()['rate'] != '' and cells()['eta'] != '' and cells()['value'] > 0)
+        seen = cells()
+        assert re.fullmatch(r'[\d.]+ (B|KiB|MiB) of 64 MiB', seen['bytes']), seen
+        assert re.fullmatch(r'[\d.]+ (B|KiB|MiB)/s', seen['rate']), seen
+        assert re.fullmatch(r'\d+:\d\d(:\d\d)?', seen['eta']), seen
+        assert re.fullmatch(r'\d+ (s|min)', seen['age']), seen
+        assert seen['attempts'] == '1/3', seen
+        # The list was read once, when the stream opened; the bar then moved three times more with no
+        # other read of /v1/jobs (neither the list nor the job): the events moved it, not polling.
+        def job_reads():
+            return console.driver.execute_script(
+                "return performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname.startsWith('/v1/jobs')).length")
+        reads = job_reads()
+        assert reads == 1, reads
+        values = {seen['value']}
+        console.wait(lambda d: values.add(cells()['value']) or len(values) >= 4)
+        assert job_reads() == reads
+        assert cells()['bytes'] != seen['bytes']
+    finally:
+        origin.gates.open(name)
+        tenant.send('POST', f'/v1/jobs/{job}/cancel')
+
+
+def test_a_finished_job_page_shows_response_result_attempts_and_events(console, tenant, origin):
+    """LC-18, LC-07, DL-03: the response head, the result's size and cache status, the attempt with its
+    timing and the event timeline of a job that succeeded."""
+    job = tenant.submit(f'{origin.url}/bytes/5000?finished')['id']
+    done = tenant.wait_for_state(job, {'succeeded'})
+    console.sign_in(tenant.key)
+    console.go(f'#/jobs/{job}')
+    console.wait_for_job_page_state('succeeded')
+    assert console.fact('Response', 'Status') == '200'
+    headers = console.find('#response-headers').text.lower()
+    assert 'etag: "pattern-5000"' in headers and 'content-length: 5000' in headers, headers
+    assert console.fact('Result', 'Size') == '4.9 KiB (5000 bytes)'
+    assert done['result']['cache'] in ('miss', 'hit', 'revalidated', 'stale')
+    assert console.fact('Result', 'Cache') == done['result']['cache']
+    cells = [cell.text for cell in console.find('#attempts-table tbody tr').find_elements(By.TAG_NAME, 'td')]
+    number, started, took, outcome, status, error, size = cells
+    assert (number, outcome, status, error, size) == ('1', 'succeeded', '200', '', '4.9 KiB'), cells
+    assert started and re.fullmatch(r'\d+:\d\d', took), cells
+    console.wait(lambda d: 'job.succeeded' in console.find('#job-timeline').text)
+    timeline = [item.text for item in console.all('#job-timeline li')]
+    assert any('job.running' in item for item in timeline), timeline
+    assert [i for i, item in enumerate(timeline) if 'job.running' in item][0] < [i for i, item in enumerate(timeline) if 'job.succeeded' in item][0]
+
+
+def test_a_failed_job_page_shows_its_error_code(console, tenant, origin):
+    """ER-01, ER-10, DL-03: an origin's 404 is a response, not a transfer error; the job fails with
+    http_error and the attempt keeps the status."""
+    job = tenant.submit(f'{origin.url}/missing/{gate()}', retry={'max_attempts': 1})['id']
+    failed = tenant.wait_for_state(job, {'failed'})
+    assert failed['error']['code'] == 'http_error'
+    console.sign_in(tenant.key)
+    console.go(f'#/jobs/{job}')
+    console.wait_for_job_page_state('failed')
+    assert console.find('#error-code').text == 'http_error'
+    assert '404' in console.fact('Error', 'Message')
+    assert console.fact('Response', 'Status') == '404'
+    cells = [cell.text for cell in console.find('#attempts-table tbody tr').find_elements(By.TAG_NAME, 'td')]
+    assert cells[3:6] == ['failed', '404', 'http_error'], cells
+    console.wait(lambda d: 'job.failed http_error' in console.find('#job-timeline').text)
+    assert console.all('#job-download') == []
+
+
+def test_submit_form_session_priority_and_callback_reach_the_job(console, tenant, origin):
+    """SES-06, SES-09: a job submitted in a session, with a priority and a callback, is created with them;
+    the callback is delivered to its URL when the job ends."""
+    session = tenant.ok('POST', '/v1/sessions', {'kind': 'default'})['id']
+    marker = gate()
+    callback = f'{origin.url}/hook?{marker}'
+    console.sign_in(tenant.key)
+    console.go('#/submit')
+    console.find(f'#submit-session option[value="{session}"]')
+    Select(console.find('#submit-session')).select_by_value(session)
+    console.visible('#submit-priority').send_keys('7')
+    console.visible('#submit-callback').send_keys(callback)
+    console.visible('#submit-url').send_keys(f'{origin.url}/bytes/300?{marker}')
+    console.click('#submit-job')
+    console.wait_for_job_page_state('succeeded')
+    job = console.driver.current_url.rsplit('/', 1)[-1]
+    created = tenant.ok('GET', f'/v1/jobs/{job}')
+    assert (created['session'], created['priority']) == (session, 7)
+    assert console.fact('', 'Priority') == '7' and console.fact('', 'Session') == session
+    console.wait(lambda d: any(path == f'/hook?{marker}' for path, _, _ in origin.deliveries))
+    deliveries = tenant.ok('GET', f'/v1/webhooks/deliveries?job={job}')['deliveries']
+    assert [(d['url'], d.get('endpoint')) for d in deliveries] == [(callback, None)], deliveries
+
+
+def test_admin_overview_shows_the_oldest_queued_job_and_webhook_failures(console, tenant, admin, origin):
+    failed_before = admin.ok('GET', '/v1/admin/overview')['webhook_deliveries']['failed']
+    # A callback whose receiver answers 410 Gone fails at once, without retries.
+    tenant.submit(f'{origin.url}/bytes/10?gone', callback={'url': f'{origin.url}/gone'})
+    console.wait(lambda d: admin.ok('GET', '/v1/admin/overview')['webhook_deliveries']['failed'] == failed_before + 1)
+    queued = tenant.submit(f'{origin.url}/bytes/10?held', not_before=later(86400))['id']
+    # The oldest of every tenant's queued jobs, read from the job list (not from the overview). Its
+    # times are written to the millisecond: jobs submitted together may share the oldest one.
+    listed = admin.ok('GET', '/v1/admin/jobs?state=queued&limit=500')
+    assert listed.get('next_cursor') is None
+    assert queued in {job['id'] for job in listed['jobs']}
+    first = min(job['created_at'] for job in listed['jobs'])
+    oldest = {job['id'] for job in listed['jobs'] if job['created_at'] == first}
+    console.sign_in(admin.key)
+    link = console.find('#oldest-queued a')
+    shown = link.text
+    assert shown in oldest, (shown, oldest)
+    assert link.get_attribute('href').endswith(f'#/admin/jobs/{shown}')
+    assert re.fullmatch(r'\d+ (s|min|h) old ' + shown, console.find('#oldest-queued').text)
+    assert re.fullmatch(rf'{failed_before + 1} \([1-9]\d* in the last hour\)', console.find('#webhook-failures').text)
+    link.click()
+    console.wait_for_job_page_state('queued')
