@@ -30,11 +30,14 @@ public final class FTPServer: Sendable {
 
     /// Writes `files` (name → contents; names may contain "/" for subdirectories) into a new
     /// directory, starts the server on a free port, and returns once it accepts connections.
-    /// `sendLimit` (bytes a second) paces every download, so that a test can stop one midway.
+    /// `sendLimit` (bytes a second) paces downloads, so that a test can stop one midway: every one, or
+    /// only the first `throttledDownloads` (a continuation then runs at full speed, and a slow pause
+    /// on a busy machine still lands midway).
     /// - Throws: `TestServerError.toolMissing` without python3, `.serverDidNotStart` (with the
     ///   server's log) when it exits or is not reachable within 10 seconds.
     public static func start(
-        files: [String: Data], credentials: (user: String, password: String)? = nil, sendLimit: Int? = nil
+        files: [String: Data], credentials: (user: String, password: String)? = nil, sendLimit: Int? = nil,
+        throttledDownloads: Int? = nil
     ) throws -> FTPServer {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestServerError.toolMissing(path: python)
@@ -56,7 +59,9 @@ public final class FTPServer: Sendable {
                 do {
                     let process = try RunningProcess.launch(
                         python,
-                        arguments: pyftpdlibArguments(port: port, root: root.path, credentials: credentials, sendLimit: sendLimit),
+                        arguments: pyftpdlibArguments(
+                            port: port, root: root.path, credentials: credentials, sendLimit: sendLimit,
+                            throttledDownloads: throttledDownloads),
                         log: workDirectory.appendingPathComponent("pyftpdlib.log")
                     )
                     try waitUntilReachable(port: port, process: process)
@@ -100,15 +105,20 @@ public final class FTPServer: Sendable {
     /// `python3 -m pyftpdlib -i 127.0.0.1 -p PORT -d DIR -w`, run through a short prelude that
     /// exits when its standard input closes: if the test process dies without `stop()`, the
     /// pipe closes with it and the server does not outlive it. With `sendLimit`, the prelude makes
-    /// every data connection pyftpdlib's throttled one.
+    /// data connections (all, or the first `throttledDownloads`) pyftpdlib's throttled one.
     private static func pyftpdlibArguments(
-        port: Int, root: String, credentials: (user: String, password: String)?, sendLimit: Int?
+        port: Int, root: String, credentials: (user: String, password: String)?, sendLimit: Int?, throttledDownloads: Int?
     ) -> [String] {
         let throttle = sendLimit.map { limit in
             """
-            from pyftpdlib.handlers import FTPHandler, ThrottledDTPHandler
+            from pyftpdlib.handlers import DTPHandler, FTPHandler, ThrottledDTPHandler
             ThrottledDTPHandler.write_limit = \(limit)
-            FTPHandler.dtp_handler = ThrottledDTPHandler
+            made = [0]
+            def data_connection(sock, cmd_channel):
+                made[0] += 1
+                throttled = \(throttledDownloads.map { "made[0] <= \($0)" } ?? "True")
+                return (ThrottledDTPHandler if throttled else DTPHandler)(sock, cmd_channel)
+            FTPHandler.dtp_handler = staticmethod(data_connection)
 
             """
         } ?? ""

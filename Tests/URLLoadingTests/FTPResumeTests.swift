@@ -14,11 +14,11 @@ struct FTPResumeTests {
     static let modifiedText = RemoteFileFacts.httpDate(secondsSince1970: 1_600_000_000)
 
     /// Skips (outside CI) on a machine without pyftpdlib.
-    static func server(files: [String: Data], sendLimit: Int? = nil) throws -> FTPServer? {
+    static func server(files: [String: Data], sendLimit: Int? = nil, throttledDownloads: Int? = nil) throws -> FTPServer? {
         try #require(FTPServer.isAvailable || ProcessInfo.processInfo.environment["CI"] == nil,
                      "python3-pyftpdlib must be installed in CI (scripts/install-deps)")
         guard FTPServer.isAvailable else { return nil }
-        let server = try FTPServer.start(files: files, sendLimit: sendLimit)
+        let server = try FTPServer.start(files: files, sendLimit: sendLimit, throttledDownloads: throttledDownloads)
         for name in files.keys { try server.setModificationTime(of: name, to: modified) }
         return server
     }
@@ -38,10 +38,10 @@ struct FTPResumeTests {
     @Test("an ftp download paused midway gives resume data holding SIZE and MDTM; continuing it fetches only the rest (REST) (DL-07, DL-09, PR-01)")
     func pauseAndContinue() async throws {
         let body = Fixture.pattern(Self.length)
-        // About 12 s for the whole file: the pause must land midway even when a busy test run
-        // leaves this test's polling task waiting seconds for a thread, while curl's own thread
-        // goes on downloading.
-        guard let server = try Self.server(files: ["file.bin": body], sendLimit: 16_384) else { return }
+        // The first download takes about 50 s for the whole file: the pause must land midway even
+        // when a busy test run leaves this test's polling task waiting many seconds for a thread,
+        // while curl's own thread goes on downloading. The continuation runs at full speed.
+        guard let server = try Self.server(files: ["file.bin": body], sendLimit: 4_096, throttledDownloads: 1) else { return }
         defer { server.stop() }
         let session = try Fixture.session()
         let directory = try TemporaryDirectory()
