@@ -52,6 +52,8 @@ let package = Package(
             pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev"])]
         ),
+        // glibc's malloc.h: ferryd limits malloc's arenas at start (mallopt).
+        .systemLibrary(name: "CMalloc"),
         // OpenSSL hooks for server trust and client certificates, installed through libcurl (TLS-01, TLS-11),
         // and OpenSSL's SHA-256 for download digests.
         .target(
@@ -149,8 +151,8 @@ let package = Package(
         .executableTarget(
             name: "ferryd",
             dependencies: [
-                "FerryGateway", "FerryMetrics", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser, logging,
-                hummingbird, postgresNIO, serviceLifecycle,
+                "CMalloc", "FerryGateway", "FerryMetrics", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser,
+                logging, hummingbird, postgresNIO, serviceLifecycle,
             ]
         ),
         // bench/ P4: the smallest Hummingbird server (one GET route, fixed JSON), the baseline

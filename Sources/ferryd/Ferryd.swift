@@ -14,6 +14,7 @@ struct Ferryd: AsyncParsableCommand {
     )
 
     static func main() async {
+        MallocArenas.limitUnlessConfigured()
         FerrydLogging.bootstrap()
         await main(nil)
     }
