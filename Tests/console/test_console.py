@@ -453,6 +453,31 @@ def test_a_running_row_shows_bytes_rate_eta_age_and_attempts_from_the_event_stre
         tenant.send('POST', f'/v1/jobs/{job}/cancel')
 
 
+def test_a_running_job_page_keeps_its_details_while_progress_moves(console, tenant, origin):
+    """LC-02, LC-12: progress events move the job page's bar but leave its request as it is, so a
+    person's selection in it, or a screen reader's place, survives."""
+    name = gate()
+    job = tenant.ok('POST', '/v1/jobs', {'kind': 'download', 'request': {
+        'url': f'{origin.url}/drip/{name}/{64 * MiB}', 'headers': {'X-Trace': 'kept'}}})['id']
+    try:
+        tenant.wait_for_state(job, {'running'})
+        console.sign_in(tenant.key)
+        console.go(f'#/jobs/{job}')
+        console.wait_for_job_page_state('running')
+        request = console.find('#request-headers')
+        assert 'x-trace: kept' in request.text
+
+        def shown():
+            return float(console.find('#job-progress').get_attribute('value') or 0)
+        values = {shown()}
+        console.wait(lambda d: values.add(shown()) or len(values) >= 3)
+        # The same element as before the bar moved: it was not made again (a stale one raises here).
+        assert 'x-trace: kept' in request.text
+    finally:
+        origin.gates.open(name)
+        tenant.send('POST', f'/v1/jobs/{job}/cancel')
+
+
 def test_a_finished_job_page_shows_response_result_attempts_and_events(console, tenant, origin):
     """LC-18, LC-07, DL-03: the response head, the result's size and cache status, the attempt with its
     timing and the event timeline of a job that succeeded."""

@@ -34,6 +34,9 @@ export function jobPage(view, shell, {id, admin}) {
     // second must not take the focus from a button or wipe what someone is typing into the form.
     const controlsChanged = job?.state !== next.state || job?.stop_requested !== next.stop_requested;
     const decisionChanged = job?.state !== next.state || job?.decision?.id !== next.decision?.id;
+    // Request, response, result and error change with the job's state events, never with a progress
+    // event (which keeps updated_at): made again every second, they would lose a person's selection.
+    const detailsChanged = job?.state !== next.state || job?.updated_at !== next.updated_at;
     job = next;
     const progress = job.progress ?? {};
     const bar = h('progress', {id: 'job-progress', max: progress.bytes_expected || 1,
@@ -55,6 +58,10 @@ export function jobPage(view, shell, {id, admin}) {
     ])));
     if (controlsChanged) renderControls();
     if (decisionChanged) renderDecision();
+    if (detailsChanged) renderDetails();
+  }
+
+  function renderDetails() {
     replace(details,
       section('Request', [
         facts([['Method', job.request.method], ['URL', job.request.url]]),
