@@ -63,7 +63,7 @@ let package = Package(
         // The session engine: Ferry's URL Loading System on libcurl.
         .target(
             name: "URLLoading",
-            dependencies: ["CCurl", "CPSL", "CFerryTLS"]
+            dependencies: ["CCurl", "CPSL", "CFerryTLS", .product(name: "CoreMetrics", package: "swift-metrics")]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(
@@ -97,7 +97,7 @@ let package = Package(
         ),
         // What the gateway records, through swift-metrics (any backend), and the Prometheus registry
         // behind `/metrics` that ferryd records into.
-        .target(name: "FerryMetrics", dependencies: ["FerryModel", metrics, prometheus]),
+        .target(name: "FerryMetrics", dependencies: ["FerryModel", "URLLoading", metrics, prometheus]),
         // The vault's keys and sealing.
         .target(
             name: "FerryVault",
@@ -134,7 +134,7 @@ let package = Package(
             name: "FerryAPI",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
-                crypto, logging, hummingbird, serviceLifecycle, httpTypes,
+                crypto, logging, hummingbird, serviceLifecycle, httpTypes, metrics,
             ],
             exclude: ["Embedded"],
             plugins: ["EmbedFiles"]
@@ -186,6 +186,8 @@ let package = Package(
                 "URLLoadingTestSupport",
                 // An independent SHA-256, to check the digests the engine computes while writing.
                 crypto,
+                // swift-metrics' recording backend, to read what the engine recorded.
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -58,10 +58,9 @@ package enum APIRouter {
     package static func build(_ dependencies: Dependencies) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         let allowed = AllowedMethods()
-        // Requests by route template, method and status, through the process's MetricsSystem
-        // (`PrometheusExposition.bootstrapMetricsSystem`); outermost, so it times every answer,
-        // problems included.
-        router.add(middleware: MetricsMiddleware())
+        // Requests by route template, method and status, into `/metrics`' registry; outermost, so
+        // it times every answer, problems included.
+        router.add(middleware: RequestMetricsMiddleware(factory: dependencies.exposition.factory))
         router.add(middleware: ProblemMiddleware(allowed: allowed))
         HealthRoutes(database: dependencies.database).add(to: router)
         MetricsRoutes(metrics: dependencies.metrics, exposition: dependencies.exposition, database: dependencies.database).add(to: router)

@@ -1,3 +1,5 @@
+import URLLoading
+
 /// One metric the gateway records: its Prometheus name, what it counts (the `# HELP` line), and,
 /// for a histogram, its bucket bounds. `GatewayMetrics` records under these names through
 /// swift-metrics; the Prometheus exporter takes the help text and buckets from here; the README's
@@ -51,7 +53,7 @@ extension GatewayMetric {
         "Time a connection or transaction call waited for one of the pool's connections.",
         buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
 
-    // The API, recorded by Hummingbird's MetricsMiddleware under its own names (`HummingbirdRequestMetrics`).
+    // The API, recorded under Hummingbird's MetricsMiddleware's names (`HummingbirdRequestMetrics`).
     package static let requestDuration = GatewayMetric(
         "ferry_http_request_duration_seconds", "API request latency, by method, route template and status.",
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
@@ -62,9 +64,22 @@ extension GatewayMetric {
         "API requests that ended in an error no middleware turned into a response, by method, route template and status.")
     package static let activeRequests = GatewayMetric("ferry_http_active_requests", "API requests being served now, by method.")
 
+    // The engine (URLLoading), recorded by every session's transfers under `EngineMetricName`:
+    // jobs' attempts, webhook deliveries, and anything else this process fetches.
+    package static let engineRequests = GatewayMetric(
+        EngineMetricName.requests,
+        "Requests the engine ended (each hop: redirects and authentication rounds count), by scheme and outcome: completed (a response arrived, whatever its status), failed, stopped (cancelled, paused).")
+    package static let engineConnections = GatewayMetric(
+        EngineMetricName.connections, "Requests the engine sent over a new or a reused connection, by connection: new, reused.")
+    package static let enginePhaseDuration = GatewayMetric(
+        EngineMetricName.phaseDuration,
+        "How long the engine's requests spent in each phase, by phase: dns, connect, tls, wait (request sent to first response byte), total (completed requests).",
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300])
+
     package static let all: [GatewayMetric] = [
         jobs, queueOldestJobAge, transfersRunning, jobsStarted, jobsFinished, attemptsFinished, attemptDuration, receivedBytes,
-        sentBytes, webhookDeliveries, databasePoolWait, requestDuration, requests, requestErrors, activeRequests,
+        sentBytes, webhookDeliveries, databasePoolWait, requestDuration, requests, requestErrors, activeRequests, engineRequests,
+        engineConnections, enginePhaseDuration,
     ]
 
     private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

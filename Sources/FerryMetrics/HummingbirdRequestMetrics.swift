@@ -1,5 +1,6 @@
 /// Hummingbird's `MetricsMiddleware` records the API's requests under OpenTelemetry-style names
-/// (`http.server.request.duration`, dimension `http.route`, ...). Exported to Prometheus they keep
+/// (`http.server.request.duration`, dimension `http.route`, ...), and so does ferryd's
+/// `RequestMetricsMiddleware`, which records them at the response head. Exported to Prometheus they keep
 /// Ferry's names and labels (`ferry_http_request_duration_seconds{method,route,status}`), so the
 /// dashboards written for them still work.
 ///

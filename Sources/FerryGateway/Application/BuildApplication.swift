@@ -53,7 +53,8 @@ public func buildApplication(
     let cookies = SessionCookieStore(client: client, keyring: vault, logger: logger)
     let engine = JobEngine(
         allowPrivateNetworks: configuration.allowPrivateNetworks,
-        outfitters: outfitters(configuration: configuration, client: client, files: files, credentials: credentials, cookies: cookies, logger: logger))
+        outfitters: outfitters(configuration: configuration, client: client, files: files, credentials: credentials, cookies: cookies, logger: logger),
+        metricsFactory: exposition.factory)
     // Answers to decisions seal inline passwords with the vault key; a `{"id"}` answer names one of
     // the tenant's vault credentials.
     let decisionCredentials = DecisionCredentials(keyring: vault, vault: VaultDecisionCredentials(store: credentials))

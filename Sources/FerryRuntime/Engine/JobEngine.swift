@@ -1,3 +1,4 @@
+import CoreMetrics
 import FerryModel
 import Foundation
 import URLLoading
@@ -28,10 +29,14 @@ public final class JobEngine: Sendable {
     private let sessions = OwnerRegistry<Key, Session>(capacity: JobEngine.capacity, letGo: { $0.finishTasksAndInvalidate() })
     private let connectionPolicy: ConnectionPolicy?
     private let outfitters: [any EngineSessionOutfitter]
+    private let metricsFactory: (any MetricsFactory)?
 
-    public init(allowPrivateNetworks: Bool, outfitters: [any EngineSessionOutfitter] = []) {
+    /// - Parameter metricsFactory: where the sessions' transfers record (`EngineMetricName`); nil:
+    ///   the process's `MetricsSystem`.
+    public init(allowPrivateNetworks: Bool, outfitters: [any EngineSessionOutfitter] = [], metricsFactory: (any MetricsFactory)? = nil) {
         connectionPolicy = DestinationPolicy.connectionPolicy(allowPrivateNetworks: allowPrivateNetworks)
         self.outfitters = outfitters
+        self.metricsFactory = metricsFactory
     }
 
     /// Brings the owner's storages up to date before a job runs (see `EngineSessionOutfitter.prepare`).
@@ -79,6 +84,7 @@ public final class JobEngine: Sendable {
         var configuration = key.owner.isEphemeral ? SessionConfiguration.ephemeral : SessionConfiguration.default
         key.settings.apply(to: &configuration)
         configuration.connectionPolicy = connectionPolicy
+        configuration.metricsFactory = metricsFactory
         // Until an outfitter gives the owner a jar of its own, cookies stay off: the engine would
         // otherwise keep them in the process-wide shared storage, across tenants.
         configuration.httpShouldSetCookies = false

@@ -44,6 +44,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
     private var endedHopFacts: (announcedLength: Int64?, fileTime: Int64?) = (nil, nil)
     /// The URL the current (or last) hop requested: the failing URL of its errors.
     private var hopURL = URL(fileURLWithPath: "/")
+    /// When the current hop was handed to curl: where its `TransactionMetrics` times count from.
+    private var hopStartedAt = Date()
     private var parser = ResponseHeadParser()
     private var isHTTP = false
     /// The hop goes through a CONNECT tunnel (https through an http proxy).
@@ -98,6 +100,7 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
             _ = releaseHop()
             throw error
         }
+        hopStartedAt = Date()
         guard loop.add(easy: easy.raw, driver: self) else {
             _ = releaseHop()
             throw TransferError(.cancelled, "the transfer loop is shut down", failingURL: url)
@@ -151,7 +154,8 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         guard let easy = hop else { return }
         if !isHTTP { endedHopFacts = (announcedContentLength, remoteFileTime) }
         loop.remove(easy: easy.raw)
-        _ = releaseHop()
+        let measured = easy.transactionMetrics(url: hopURL, fetchStart: hopStartedAt, outcome: .stopped)
+        withExtendedLifetime(releaseHop()) { events.curlHopMeasured(measured) }
     }
 
     /// Tells curl which directions to hold. The mask is recorded before calling curl, because
@@ -183,8 +187,10 @@ final class CurlTransfer: @unchecked Sendable, CurlTransferDriver {
         let detail = hop?.errorDetail ?? ""
         // A body-less ftp or file hop's response is made after its end: keep what curl knew.
         if !isHTTP { endedHopFacts = (announcedContentLength, remoteFileTime) }
+        let measured = hop?.transactionMetrics(url: hopURL, fetchStart: hopStartedAt, outcome: result == CURLE_OK ? .completed : .failed)
         let owner = releaseHop()
         withExtendedLifetime(owner) {
+            if let measured { events.curlHopMeasured(measured) }
             guard result != CURLE_OK else {
                 events.curlHopEnded(failure: nil, refusedByPolicy: false)
                 return

@@ -18,6 +18,9 @@ protocol CurlTransferEvents: AnyObject {
     func curlSeekBody(to offset: Int64) -> Bool
     /// Inside curl: request body bytes sent so far; false stops the hop.
     func curlUploadProgressed(_ uploaded: Int64) -> Bool
+    /// The hop is over (ended by curl, or taken out by the driver): what curl measured of it. Comes
+    /// before `curlHopEnded`.
+    func curlHopMeasured(_ metrics: TransactionMetrics)
     /// curl ended the hop: `failure` is nil when it completed; `refusedByPolicy` when the connection
     /// policy refused the address, which `failure` already says.
     func curlHopEnded(failure: TransferError?, refusedByPolicy: Bool)

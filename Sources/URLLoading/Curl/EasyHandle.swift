@@ -88,6 +88,12 @@ struct EasyHandle {
         return ferry_easy_getinfo_off(raw, item, &value) == CURLE_OK ? Int64(value) : nil
     }
 
+    func info(string item: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard ferry_easy_getinfo_string(raw, item, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
     var errorDetail: String {
         String(cString: errorBuffer)
     }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 
 /// A group of related tasks sharing one configuration and an optional delegate (SES-06, SES-09).
@@ -15,6 +16,8 @@ public final class Session: Sendable {
     let connectionDecisions = ConnectionDecisions()
     /// `.forSession` credentials that worked for this session's tasks (AU-03).
     let keptCredentials = SessionCredentials()
+    /// Where each request of the session's tasks is counted and timed.
+    let engineMetrics: EngineMetrics
 
     /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
     /// delegate, exactly once) → invalid.
@@ -40,6 +43,7 @@ public final class Session: Sendable {
         }
         self.configuration = configuration
         self.delegate = delegate
+        self.engineMetrics = EngineMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         self.scheduler = TaskScheduler(configuration: configuration, loops: configuration.loopGroup ?? .shared)
     }
 

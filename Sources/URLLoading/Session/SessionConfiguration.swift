@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 
 /// How a session behaves (SES-01..SES-29). A value type: a session copies it when it is created, so
@@ -126,6 +127,13 @@ public struct SessionConfiguration: Sendable, Equatable {
         set { storage = CredentialStorageReference(storage: newValue) }
     }
     private var storage: CredentialStorageReference
+    /// Where the session's transfers record their requests, connections and phase times
+    /// (`EngineMetricName`). Nil: the process's `MetricsSystem.factory` when the session is made.
+    public var metricsFactory: (any MetricsFactory)? {
+        get { metrics?.factory }
+        set { metrics = newValue.map(MetricsFactoryReference.init(factory:)) }
+    }
+    private var metrics: MetricsFactoryReference?
     /// A task gives up on a protection space, failing with `userAuthenticationRequired`, once it
     /// rejected this many credentials (AU-19, AU-20).
     public var maximumAuthenticationFailures: Int = 5
@@ -187,6 +195,20 @@ public struct SessionConfiguration: Sendable, Equatable {
             throw ConfigurationError("proxy port \(proxy.port) is out of range")
         }
     }
+}
+
+/// A metrics backend compared by identity, so configurations stay `Equatable`: the object itself,
+/// or for a value-type backend the box made when it was set (copies of the configuration share it).
+private struct MetricsFactoryReference: @unchecked Sendable, Equatable {
+    let factory: any MetricsFactory
+    private let identity: AnyObject
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.identity = factory as AnyObject
+    }
+
+    static func == (lhs: MetricsFactoryReference, rhs: MetricsFactoryReference) -> Bool { lhs.identity === rhs.identity }
 }
 
 /// A credential storage compared by identity, so configurations stay `Equatable`.

@@ -26,6 +26,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var transfer: TaskTransfer?
         var completionWaiters: [CheckedContinuation<Void, Never>] = []
         var completed = false
+        var metrics = TaskMetrics()
+        /// When a transfer first ran for the task: the start of `metrics.taskInterval`.
+        var startedAt: Date?
     }
 
     let guarded: Locked<State>
@@ -48,6 +51,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public var progress: TransferProgress { guarded.withLock { $0.progress } }
     /// Why the task failed, once it completed; nil on success.
     public var error: TransferError? { guarded.withLock { $0.error } }
+    /// What each request of the task cost (`TransactionMetrics`), so far; complete once the task is.
+    public var metrics: TaskMetrics { guarded.withLock { $0.metrics } }
 
     /// Scheduling priority, 0...1: when all connections to a host are busy, the highest priority waiting
     /// task starts first. Changes matter until the task starts.
@@ -123,6 +128,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     func attach(_ transfer: TaskTransfer) -> TaskState {
         guarded.withLock { state in
             state.transfer = transfer
+            if state.startedAt == nil { state.startedAt = Date() }
             return state.lifecycle.state
         }
     }
@@ -135,6 +141,14 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         guarded.withLock { $0.response = response }
     }
 
+    func recordTransaction(_ transaction: TransactionMetrics) {
+        guarded.withLock { $0.metrics.transactions.append(transaction) }
+    }
+
+    func recordRedirect() {
+        guarded.withLock { $0.metrics.redirectCount += 1 }
+    }
+
     func updateProgress(_ update: (inout TransferProgress) -> Void) {
         guarded.withLock { update(&$0.progress) }
     }
@@ -145,6 +159,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             guard state.lifecycle.complete() else { return nil }
             state.error = error
             state.completed = true
+            if let start = state.startedAt { state.metrics.taskInterval = DateInterval(start: start, end: max(start, Date())) }
             state.transfer = nil
             defer { state.completionWaiters = [] }
             return state.completionWaiters

@@ -95,6 +95,11 @@ extension TaskTransfer: CurlTransferEvents {
         return true
     }
 
+    func curlHopMeasured(_ metrics: TransactionMetrics) {
+        task.recordTransaction(metrics)
+        task.session.engineMetrics.record(metrics)
+    }
+
     func curlHopEnded(failure: TransferError?, refusedByPolicy: Bool) {
         perform(machine.hopEnded(failure.map { .failed($0, refusedByPolicy: refusedByPolicy) } ?? .completed))
     }

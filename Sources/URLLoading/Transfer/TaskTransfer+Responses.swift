@@ -87,6 +87,7 @@ extension TaskTransfer {
                 fail(refused)
                 return
             }
+            task.recordRedirect()
             perform(machine.decisionsSettled())
         }
     }

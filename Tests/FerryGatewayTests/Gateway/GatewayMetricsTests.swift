@@ -73,6 +73,8 @@ struct GatewayMetricsTests {
                     "ferry_transfer_sent_bytes": "counter", "ferry_webhook_deliveries": "counter",
                     "ferry_database_pool_wait_seconds": "histogram", "ferry_http_request_duration_seconds": "histogram",
                     "ferry_http_requests": "counter", "ferry_http_active_requests": "gauge",
+                    "urlloading_requests": "counter", "urlloading_connections": "counter",
+                    "urlloading_request_phase_seconds": "histogram",
                 ]
                 for (name, type) in types {
                     let family = metrics[name]
@@ -105,6 +107,17 @@ struct GatewayMetricsTests {
                 let succeededDownloads = ["kind": "download", "outcome": "succeeded"]
                 #expect(metrics.value("ferry_job_attempt_duration_seconds_count", succeededDownloads) == 1)
                 #expect(metrics.value("ferry_job_attempt_duration_seconds_bucket", succeededDownloads.merging(["le": "+Inf"]) { $1 }) == 1)
+
+                // The engine, per request: the download, the upload and the 404 completed (a response
+                // arrived), the paused download was stopped; webhook deliveries are the engine's
+                // requests too, hence at least.
+                #expect((metrics.value("urlloading_requests_total", ["scheme": "http", "outcome": "completed"]) ?? 0) >= 3)
+                #expect((metrics.value("urlloading_requests_total", ["scheme": "http", "outcome": "stopped"]) ?? 0) >= 1)
+                #expect(metrics.value("urlloading_requests_total", ["scheme": "https", "outcome": "failed"]) == 0)
+                #expect((metrics.value("urlloading_connections_total", ["connection": "new"]) ?? 0) >= 1)
+                let completedRequests = metrics.value("urlloading_requests_total", ["scheme": "http", "outcome": "completed"]) ?? 0
+                #expect(metrics.value("urlloading_request_phase_seconds_count", ["phase": "total"]) == completedRequests)
+                #expect((metrics.value("urlloading_request_phase_seconds_count", ["phase": "wait"]) ?? 0) >= completedRequests)
 
                 // Webhooks: the 500 is a retry, then the deliveries went through.
                 #expect(metrics.value("ferry_webhook_deliveries_total", ["outcome": "retrying"]) == 1)
