@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "URLLoading", targets: ["URLLoading"]),
+        .library(name: "URLLoadingOpenAPI", targets: ["URLLoadingOpenAPI"]),
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferryd", targets: ["ferryd"]),
     ],
@@ -38,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -64,6 +66,11 @@ let package = Package(
         .target(
             name: "URLLoading",
             dependencies: ["CCurl", "CPSL", "CFerryTLS", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
+        // A swift-openapi-runtime ClientTransport on the engine, for clients swift-openapi-generator makes.
+        .target(
+            name: "URLLoadingOpenAPI",
+            dependencies: ["URLLoading", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(
@@ -188,6 +195,9 @@ let package = Package(
                 crypto,
                 // swift-metrics' recording backend, to read what the engine recorded.
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "URLLoadingOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                httpTypes,
             ]
         ),
         .testTarget(

@@ -16,6 +16,8 @@ public final class GatewayMetrics: Sendable {
     private let factory: any MetricsFactory
     private let tenants: TenantSeries
     private let transfersRunning: Meter
+    /// Made once: it is recorded on every pooled connection or transaction call.
+    private let databasePoolWait: CoreMetrics.Timer
 
     /// - Parameters:
     ///   - factory: the backend; by default the process's `MetricsSystem` (a no-op until bootstrapped).
@@ -26,6 +28,7 @@ public final class GatewayMetrics: Sendable {
         // Made now, so that `/metrics` shows 0 before the first transfer.
         self.transfersRunning = Meter(label: GatewayMetric.transfersRunning.name, factory: factory)
         transfersRunning.set(0)
+        databasePoolWait = CoreMetrics.Timer(label: GatewayMetric.databasePoolWait.name, factory: factory)
     }
 
     // MARK: - Workers
@@ -69,7 +72,7 @@ public final class GatewayMetrics: Sendable {
 
     /// A connection (or transaction) call waited this long for one of the pool's connections.
     package func databasePoolWaited(_ duration: Duration) {
-        CoreMetrics.Timer(label: GatewayMetric.databasePoolWait.name, factory: factory).record(duration: duration)
+        databasePoolWait.record(duration: duration)
     }
 
     /// The queue as `/metrics` read it from the database: jobs per state (every `JobState`, 0 when

@@ -103,7 +103,21 @@ extension Session {
     /// in; the body follows through the returned sequence. While the reader is behind, the transfer
     /// pauses (at most about 1 MiB waits in memory). Dropping the sequence early cancels the transfer.
     public func bytes(for request: TransferRequest) async throws(TransferError) -> (ResponseBody, TransferResponse) {
-        let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .stream) }
+        try await stream(try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .stream) })
+    }
+
+    /// Sends `body` (UP-01, UP-04) and streams the response's body as `bytes(for:)` does.
+    public func bytes(for request: TransferRequest, uploading body: UploadBody) async throws(TransferError)
+        -> (ResponseBody, TransferResponse)
+    {
+        let request = Self.uploadRequest(request)
+        return try await stream(try register {
+            UploadTask(session: self, identifier: $0, request: request, body: body, bodyDelivery: .stream)
+        })
+    }
+
+    private func stream(_ task: DataTask) async throws(TransferError) -> (ResponseBody, TransferResponse) {
+        let request = task.originalRequest
         _ = task.channel.claimConsumer()
         let body = ResponseBody(task: task)
         task.resume()
