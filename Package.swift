@@ -129,6 +129,7 @@ let package = Package(
         .executableTarget(name: "embed-files"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
+        // Embedded/openapi.json is the API's OpenAPI document (its one copy), served at /openapi.json;
         // Embedded/console holds the operator console's HTML, CSS and JavaScript, served under /console.
         .target(
             name: "FerryAPI",
