@@ -104,12 +104,15 @@ let package = Package(
             dependencies: ["FerryModel", crypto, logging]
         ),
         // Every SQL statement, repositories by aggregate, migrations, the files under the data directory.
+        // Embedded/migrations holds the schema's SQL files, compiled in so ferryd needs no folder beside it.
         .target(
             name: "FerryStore",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryMetrics", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
                 serviceLifecycle,
-            ]
+            ],
+            exclude: ["Embedded"],
+            plugins: ["EmbedFiles"]
         ),
         // The job runtime: workers, the runner, the engine's outfitters, retries, decisions.
         .target(
