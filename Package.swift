@@ -111,12 +111,15 @@ let package = Package(
             dependencies: ["FerryModel", crypto, logging]
         ),
         // Every SQL statement, repositories by aggregate, migrations, the files under the data directory.
+        // Embedded/migrations holds the schema's SQL files, compiled in so ferryd needs no folder beside it.
         .target(
             name: "FerryStore",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryMetrics", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
                 serviceLifecycle,
-            ]
+            ],
+            exclude: ["Embedded"],
+            plugins: ["EmbedFiles"]
         ),
         // The job runtime: workers, the runner, the engine's outfitters, retries, decisions.
         .target(
@@ -136,6 +139,7 @@ let package = Package(
         .executableTarget(name: "embed-files"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // The HTTP API: routes, DTOs, the OpenAPI document; ProblemMiddleware turns GatewayError into HTTP.
+        // Embedded/openapi.json is the API's OpenAPI document (its one copy), served at /openapi.json;
         // Embedded/console holds the operator console's HTML, CSS and JavaScript, served under /console.
         .target(
             name: "FerryAPI",

@@ -54,7 +54,6 @@ class Ferryd:
             "FERRY_DATA_DIR": self.data_dir,
             "FERRY_ADMIN_KEY": self.admin_key,
             "FERRY_ALLOW_PRIVATE_NETWORKS": "true",
-            "FERRY_MIGRATIONS_DIR": os.path.abspath("migrations"),
             # No HTTP cache: every run fetches the same URLs, which a cache would serve without
             # a transfer; curl and aria2c keep none either.
             "FERRY_CACHE_MAX_BYTES_PER_TENANT": "0",

@@ -1,12 +1,13 @@
 import Hummingbird
 
-/// `GET /openapi.json`: the API's OpenAPI 3.1 document, without authentication.
+/// `GET /openapi.json`: the API's OpenAPI 3.1 document (`Embedded/openapi.json`, byte for byte), without
+/// authentication.
 struct OpenAPIRoute {
     func add(to router: Router<GatewayRequestContext>) {
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
         }
     }
 }

@@ -20,8 +20,8 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .customLong("migrations"),
         help: ArgumentHelp(
-            "The folder of NNNN_name.sql migrations (env FERRY_MIGRATIONS_DIR; default: the migrations/ folder "
-                + "found next to or above the ferryd executable, else in the current directory).",
+            "A folder of NNNN_name.sql migrations to apply instead of the ones built into ferryd "
+                + "(env FERRY_MIGRATIONS_DIR; default: the built-in set).",
             valueName: "dir"))
     var migrationsDirectory: String?
 

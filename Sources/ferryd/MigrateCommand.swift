@@ -35,14 +35,14 @@ struct MigrateCommand: AsyncParsableCommand {
     private func migrate(logger: Logger) async throws -> MigrationReport {
         let configuration = try GatewayConfiguration(flags: database.flags)
         // Files first: a broken migrations folder should not cost a cluster start.
-        let directory = try MigrationDirectoryLocator.locate(explicit: configuration.migrationsDirectory)
-        let migrations = try directory.load()
-        logger.info("migrating", metadata: ["migrations": "\(directory.path)", "files": "\(migrations.count)"])
+        let source = MigrationSource(directory: configuration.migrationsDirectory)
+        let migrations = try source.load()
+        logger.info("migrating", metadata: ["migrations": "\(source)", "files": "\(migrations.count)"])
 
         let gatewayDatabase = try await GatewayDatabase.start(for: configuration, logger: logger)
         let outcome: Result<MigrationReport, any Error>
         do {
-            outcome = .success(try await gatewayDatabase.applyMigrations(migrations, from: directory.path, logger: logger))
+            outcome = .success(try await gatewayDatabase.applyMigrations(migrations, from: source.description, logger: logger))
         } catch {
             outcome = .failure(error)
         }

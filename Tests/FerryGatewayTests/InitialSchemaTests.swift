@@ -6,15 +6,15 @@ import PostgresNIO
 import Testing
 import URLLoadingTestSupport
 
-/// The repository's `migrations/` applied to an empty database: the gateway's tables exist and
+/// The migrations built into ferryd (`Sources/FerryStore/Embedded/migrations/`) applied to an empty database: the gateway's tables exist and
 /// enforce what the design says (tenants own their rows; job states are a closed set).
 @Suite(.timeLimit(.minutes(3)))
 struct InitialSchemaTests {
     let logger = Logger(label: "ferry.tests.schema")
 
-    static func repositoryMigrations() throws -> MigrationDirectory {
-        let root = try #require(BuiltExecutable.packageRoot(from: #filePath))
-        return MigrationDirectory(path: root.appendingPathComponent("migrations").path)
+    /// The schema ferryd applies: the set compiled into it.
+    static func builtInMigrations() throws -> [Migration] {
+        try EmbeddedMigrations.load()
     }
 
     func withMigratedDatabase(_ body: (PostgresConnection) async throws -> Void) async throws {
@@ -24,15 +24,14 @@ struct InitialSchemaTests {
         }
     }
 
-    /// A fresh database with the repository's migrations applied, and a connection to it.
+    /// A fresh database with the built-in migrations applied, and a connection to it.
     static func withMigratedDatabase(
         logger: Logger, _ body: (TestDatabase, PostgresConnection, MigrationReport) async throws -> Void
     ) async throws {
-        let directory = try repositoryMigrations()
-        let migrations = try directory.load()
+        let migrations = try builtInMigrations()
         try await TestDatabase.withFresh { database in
             try await database.withConnection { connection in
-                let report = try await MigrationRunner(logger: logger).apply(migrations, directory: directory.path, on: connection)
+                let report = try await MigrationRunner(logger: logger).apply(migrations, directory: EmbeddedMigrations.origin, on: connection)
                 try await body(database, connection, report)
             }
         }

@@ -45,7 +45,7 @@ struct JobEventsTriggerDefinitionTests {
 
     @Test("the named migration holds each function's current version: the last to define it, with the body the database runs")
     func currentVersions() async throws {
-        let migrations = try InitialSchemaTests.repositoryMigrations().load()
+        let migrations = try InitialSchemaTests.builtInMigrations()
         try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
             for trigger in JobEventsTrigger.all {
                 let definitions = migrations.compactMap { migration in

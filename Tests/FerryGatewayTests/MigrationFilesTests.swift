@@ -1,8 +1,9 @@
 @testable import FerryStore
 import Foundation
 import Testing
+import URLLoadingTestSupport
 
-/// Reading `migrations/`: file names, order, statements, and finding the folder from anywhere.
+/// Reading migrations: file names, order, statements, the set built into ferryd, and a folder given instead.
 @Suite
 struct MigrationFilesTests {
     @Test func filesAreOrderedByNumberAndOtherFilesIgnored() async throws {
@@ -71,36 +72,42 @@ struct MigrationFilesTests {
         #expect(migration.checksum == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
-    @Test func theFolderIsFoundFromTheExecutableFromAnyWorkingDirectory() async throws {
-        try await TemporaryDirectory.withFiles(["README": ""]) { root in
-            let fileManager = FileManager.default
-            try fileManager.createDirectory(atPath: "\(root)/migrations", withIntermediateDirectories: true)
-            try Data("SELECT 1;".utf8).write(to: URL(fileURLWithPath: "\(root)/migrations/0001_initial.sql"))
-            try fileManager.createDirectory(atPath: "\(root)/.build/x86_64-unknown-linux-gnu/debug", withIntermediateDirectories: true)
-            let executable = URL(fileURLWithPath: "\(root)/.build/x86_64-unknown-linux-gnu/debug/ferryd")
+    /// The files of Sources/FerryStore/Embedded/migrations, read from disk.
+    static func sourceFolder() throws -> MigrationDirectory {
+        let root = try #require(BuiltExecutable.packageRoot(from: #filePath))
+        return MigrationDirectory(path: root.appendingPathComponent("Sources/FerryStore/Embedded/migrations").path)
+    }
 
-            let found = try MigrationDirectoryLocator.locate(explicit: nil, executable: executable, currentDirectory: "/")
-            #expect(found.path == "\(root)/migrations")
+    @Test func theBuiltInSetIsTheSourceFolderByteForByte() throws {
+        // Same names, SQL and SHA-256: a database migrated from the folder is recognised by the binary.
+        let builtIn = try EmbeddedMigrations.load()
+        #expect(builtIn.first?.identifier == "0001_initial")
+        #expect(builtIn == (try Self.sourceFolder().load()))
+        #expect(try MigrationSource(directory: nil).load() == builtIn, "without --migrations ferryd uses the built-in set")
+    }
 
-            // Installed layout: /app/ferryd beside /app/migrations.
-            let installed = try MigrationDirectoryLocator.locate(
-                explicit: nil, executable: URL(fileURLWithPath: "\(root)/ferryd"), currentDirectory: "/")
-            #expect(installed.path == "\(root)/migrations")
-
-            // No executable to go by: the current directory.
-            let fromWorkingDirectory = try MigrationDirectoryLocator.locate(explicit: nil, executable: nil, currentDirectory: root)
-            #expect(fromWorkingDirectory.path == "\(root)/migrations")
+    @Test func theBuiltInSetTakesOnlySQLFilesDirectlyInItsFolder() throws {
+        let files: [String: [UInt8]] = [
+            "migrations/0002_second.sql": Array("SELECT 2;".utf8), "migrations/0001_first.sql": Array("SELECT 1;".utf8),
+            "migrations/README.md": Array("notes".utf8), "migrations/old/0003_draft.sql": Array("SELECT 3;".utf8),
+            "console/0004_elsewhere.sql": Array("SELECT 4;".utf8), "openapi.json": Array("{}".utf8),
+        ]
+        #expect(try EmbeddedMigrations.load(from: files).map(\.identifier) == ["0001_first", "0002_second"])
+        #expect(throws: MigrationError.noMigrations(directory: EmbeddedMigrations.origin)) {
+            try EmbeddedMigrations.load(from: ["openapi.json": []])
         }
     }
 
-    @Test func anExplicitFolderIsUsedAsGivenAndAMissingOneIsAnError() throws {
+    @Test func anExplicitFolderIsUsedInsteadAndAMissingOneIsAnError() async throws {
+        #expect(MigrationSource(directory: nil) == .embedded)
         #expect(throws: MigrationError.directoryNotFound(path: "/nonexistent")) {
-            try MigrationDirectoryLocator.locate(explicit: "/nonexistent", executable: nil, currentDirectory: "/")
+            try MigrationSource(directory: "/nonexistent").load()
         }
-        let error = #expect(throws: MigrationError.self) {
-            try MigrationDirectoryLocator.locate(explicit: nil, executable: URL(fileURLWithPath: "/usr/bin/ferryd"), currentDirectory: "/tmp")
+        try await TemporaryDirectory.withFiles(["0001_only.sql": "SELECT 1;"]) { directory in
+            let source = MigrationSource(directory: directory)
+            let loaded = try source.load()
+            #expect(loaded.map(\.identifier) == ["0001_only"])
+            #expect(source.description == directory)
         }
-        #expect(error?.description.contains("/usr/bin/migrations") == true)
-        #expect(error?.description.contains("--migrations") == true)
     }
 }

@@ -29,14 +29,14 @@ public func buildApplication(
     logger: Logger = Logger(label: "ferryd"),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let directory = try MigrationDirectoryLocator.locate(explicit: configuration.migrationsDirectory)
-    let migrations = try directory.load()
+    let source = MigrationSource(directory: configuration.migrationsDirectory)
+    let migrations = try source.load()
     // Before the database starts: a wrong or missing key file is a configuration error.
     let vault = try configuration.vaultKeySource.keyring(logger: logger)
 
     let database = try await GatewayDatabase.start(for: configuration, logger: logger)
     do {
-        let report = try await database.applyMigrations(migrations, from: directory.path, logger: logger)
+        let report = try await database.applyMigrations(migrations, from: source.description, logger: logger)
         for line in report.lines { logger.info("\(line)") }
         // Secrets stored plain before they were sealed (migrations/0013) are sealed before anything serves.
         _ = try await database.withConnection(logger: logger) { connection in

@@ -43,7 +43,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// private, link-local and metadata addresses. Off by default: a multi-tenant fetcher must not
     /// become a way into the network it runs in.
     public var allowPrivateNetworks: Bool
-    /// `FERRY_MIGRATIONS_DIR` / `--migrations`. Nil: found next to the executable (see `MigrationDirectoryLocator`).
+    /// `FERRY_MIGRATIONS_DIR` / `--migrations`: a folder of migrations to use instead of the built-in set. Nil: the built-in set.
     public var migrationsDirectory: String?
     /// `FERRY_LEASE_SECONDS`: how long a worker's claim on a job holds without renewal. A ferryd that
     /// dies loses its jobs to the others (or to itself, restarted) this long after its last renewal.

@@ -48,7 +48,7 @@ enum JobEventsTrigger {
         var definition: String
         var function: String
         /// The migration whose `CREATE [OR REPLACE] FUNCTION` is the function's current version:
-        /// the last one in `migrations/` that defines it.
+        /// the last one in `Embedded/migrations/` that defines it.
         var migration: String
         /// Text the function's body (`pg_proc.prosrc`) contains.
         var contains: [String]

@@ -1,9 +1,7 @@
 import Foundation
 
-/// A folder of migration files (`migrations/` in the repository).
-///
-/// Every `.sql` file in it must be a migration (a stray `notes.sql` is more likely a mistake than
-/// something to skip silently); other files (README.md) are ignored.
+/// A folder of migration files: what `--migrations DIR` / `FERRY_MIGRATIONS_DIR` names instead of the
+/// set built into ferryd (`EmbeddedMigrations`). The files follow `MigrationList`'s rules.
 public struct MigrationDirectory: Sendable, Equatable {
     public let path: String
 
@@ -24,28 +22,14 @@ public struct MigrationDirectory: Sendable, Equatable {
         } catch {
             throw .directoryUnreadable(path: path, reason: "\(error)")
         }
-        var migrations: [Migration] = []
-        for fileName in names.sorted() where fileName.hasSuffix(".sql") {
+        var files: [(name: String, contents: Data)] = []
+        for fileName in names where fileName.hasSuffix(".sql") {
             let filePath = "\(path)/\(fileName)"
             guard let contents = fileManager.contents(atPath: filePath) else {
                 throw .unreadableFile(path: filePath, reason: "it cannot be opened")
             }
-            migrations.append(try Migration(fileName: fileName, contents: contents, directory: path))
+            files.append((fileName, contents))
         }
-        guard !migrations.isEmpty else {
-            throw .noMigrations(directory: path)
-        }
-        migrations.sort { $0.version < $1.version }
-        for (index, migration) in migrations.enumerated().dropFirst() where migrations[index - 1].version == migration.version {
-            let sameNumber = migrations.filter { $0.version == migration.version }.map(\.fileName)
-            throw .duplicateVersion(version: migration.version, fileNames: sameNumber)
-        }
-        return migrations
-    }
-
-    /// Whether `path` looks like a migrations folder: it holds a `0001_*.sql` file.
-    package static func looksLikeMigrations(_ path: String) -> Bool {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return names.contains { $0.hasPrefix("0001_") && $0.hasSuffix(".sql") }
+        return try MigrationList.ordered(files, origin: path)
     }
 }

@@ -3,8 +3,6 @@
 public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The directory given by `--migrations` / `FERRY_MIGRATIONS_DIR` does not exist.
     case directoryNotFound(path: String)
-    /// No `migrations/` folder holding `0001_*.sql` was found anywhere it was looked for.
-    case directoryNotLocated(searched: [String])
     case directoryUnreadable(path: String, reason: String)
     case noMigrations(directory: String)
     /// A `.sql` file whose name is not `NNNN_name.sql`.
@@ -28,9 +26,6 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         switch self {
         case .directoryNotFound(let path):
             return "the migrations directory \(path) does not exist"
-        case .directoryNotLocated(let searched):
-            return "no migrations directory (a migrations/ folder holding 0001_*.sql) was found; looked in "
-                + searched.joined(separator: ", ") + "; pass --migrations DIR or set FERRY_MIGRATIONS_DIR"
         case .directoryUnreadable(let path, let reason):
             return "cannot read the migrations directory \(path): \(reason)"
         case .noMigrations(let directory):

@@ -113,6 +113,15 @@ struct GatewayOpenAPITests {
         }
     }
 
+    @Test("the document compiled in is Sources/FerryAPI/Embedded/openapi.json byte for byte: the file is its one copy")
+    func documentIsTheSourceFile() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = try Data(contentsOf: root.appending(path: "Sources/FerryAPI/Embedded/openapi.json"))
+        #expect(Data(OpenAPIDocument.bytes) == file)
+        #expect(OpenAPIDocument.json.utf8.count == file.count)
+    }
+
     @Test("every /v1 operation needs the bearer key; /healthz, /readyz and /openapi.json need none; every operation documents its errors as problems")
     func securityAndErrors() throws {
         let document = try JSONValue.parse(Data(OpenAPIDocument.json.utf8))
