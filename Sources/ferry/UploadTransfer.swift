@@ -27,7 +27,7 @@ struct UploadTransfer: Sendable {
                 case .redirected(let from, let to): reporter.redirected(from: from, to: to)
                 case .response(let response): reporter.received(response)
                 case .progress(let progress): reporter.progressed(progress)
-                case .data, .becameDownload, .resumed, .downloadFinished, .completed: break
+                case .data, .becameDownload, .resumed, .downloadFinished, .partCompleted, .completed: break
                 }
             }
         } onCancel: {
