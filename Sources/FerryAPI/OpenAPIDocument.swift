@@ -1853,7 +1853,7 @@ enum OpenAPIDocument {
           "events"
         ],
         "summary": "One job's events as Server-Sent Events",
-        "description": "First the job's current state as a state event (or, with Last-Event-ID, the stored state events after it), then its changes and progress as they happen. The server ends the stream after the job's final state event (succeeded, failed, cancelled). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
+        "description": "First the job's current state as a state event (or, with Last-Event-ID, the stored state events after it), then its changes and progress as they happen. The server ends the stream after the job's final state event (succeeded, failed, cancelled). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. `job.part` events (one per part of a multipart/x-mixed-replace response) carry the job as it was then, with the part in `part`. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
         "parameters": [
           {
             "$ref": "#/components/parameters/LastEventID"
@@ -1912,7 +1912,7 @@ enum OpenAPIDocument {
           "events"
         ],
         "summary": "All of the tenant's job events as Server-Sent Events",
-        "description": "Changes and progress of every job of the tenant from now on (or, with Last-Event-ID, the stored state events after it first). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
+        "description": "Changes and progress of every job of the tenant from now on (or, with Last-Event-ID, the stored state events after it first). Each event has an `id:` line (usable as Last-Event-ID), an `event:` line and one `data:` line of JSON. State events (`job.queued`, `job.running`, `job.paused`, `job.retrying`, `job.succeeded`, `job.failed`, `job.cancelled`) carry the job exactly as `GET /v1/jobs/{id}` returns it; `job.progress` events carry `{\"id\", \"bytes_done\", \"bytes_expected\" (or null), \"rate\" (bytes per second), \"eta_seconds\" (or null)}`, at most a few per second per job. `job.part` events (one per part of a multipart/x-mixed-replace response) carry the job as it was then, with the part in `part`. A `: keep-alive` comment comes every 15 s. Events written by any ferryd on the same database appear on every ferryd's streams.",
         "parameters": [
           {
             "$ref": "#/components/parameters/LastEventID"
@@ -3345,6 +3345,11 @@ enum OpenAPIDocument {
                 "type": "boolean",
                 "const": true,
                 "description": "Present once the content passed its retention (`retention_days`, else `FERRY_CONTENT_RETENTION_DAYS`) and was removed; `size` and `sha256` stay."
+              },
+              "parts": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Present when the response was multipart/x-mixed-replace: how many parts it had. The content (and `size`, `sha256`, `content_type`) is the last complete part's; each part was announced by a `job.part` event."
               }
             }
           },
@@ -3367,6 +3372,29 @@ enum OpenAPIDocument {
           "decision": {
             "$ref": "#/components/schemas/PendingDecision",
             "description": "Only while the job is waiting_for_decision."
+          },
+          "part": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "index",
+              "headers",
+              "size"
+            ],
+            "description": "Only in a `job.part` event (stream or webhook): a part of the job's multipart/x-mixed-replace response ended. `index` counts from 1; `headers` are the part's own, credential-bearing ones `<redacted>` as in `response.headers`; `size` is its body's length in bytes.",
+            "properties": {
+              "index": {
+                "type": "integer",
+                "minimum": 1
+              },
+              "headers": {
+                "$ref": "#/components/schemas/HeaderMap"
+              },
+              "size": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
           },
           "content": {
             "$ref": "#/components/schemas/JobContent"
@@ -4230,7 +4258,8 @@ enum OpenAPIDocument {
           "job.succeeded",
           "job.failed",
           "job.cancelled",
-          "job.progress"
+          "job.progress",
+          "job.part"
         ]
       },
       "NewWebhookEndpoint": {
