@@ -111,6 +111,10 @@ struct JobEventStream: Sendable {
             // size of the jobs it replays.
             let page = try await store.events(tenant: tenant, job: job, after: after)
             for event in page.events where cursor.accept(event.id) {
+                if let part = event.part {
+                    try await writer.write(ByteBuffer(string: try Self.partFrame(id: event.id, job: event.job, part: part)))
+                    continue
+                }
                 try await writer.write(ByteBuffer(string: try Self.stateFrame(id: event.id, job: event.job)))
                 if job != nil, event.job.state.isTerminal { return .ended }
             }
@@ -123,6 +127,13 @@ struct JobEventStream: Sendable {
 
     static func stateFrame(id: Int64, job: JobRecord) throws -> String {
         frame(id: id, event: job.state.eventType, data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(JobView(job)), as: UTF8.self))
+    }
+
+    /// A `job.part` event (LC-10): the job as it was then, with the part in `part`.
+    static func partFrame(id: Int64, job: JobRecord, part: JobPartView) throws -> String {
+        var view = JobView(job)
+        view.part = part
+        return frame(id: id, event: "job.part", data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(view), as: UTF8.self))
     }
 
     static func frame(id: Int64, event: String, data: String) -> String {

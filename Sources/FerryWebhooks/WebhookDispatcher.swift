@@ -140,7 +140,7 @@ public final class WebhookDispatcher: Service, Sendable {
         var failureCode: TransferError.Code?
         do {
             guard let url = URL(string: due.url) else { throw TransferError(.badURL, "the webhook URL cannot be parsed") }
-            let body = try WebhookPayload(type: due.eventType, time: due.eventTime, job: due.job).encoded()
+            let body = try WebhookPayload(type: due.eventType, time: due.eventTime, job: due.job, part: due.part).encoded()
             let messageID = String(due.eventID)
             let timestamp = Int64(started.timeIntervalSince1970)
             var headers = HTTPHeaders()

@@ -8,10 +8,12 @@ struct WebhookPayload: Encodable {
     var timestamp: String
     var data: JobView
 
-    init(type: String, time: Date, job: JobRecord) {
+    /// `part`: a `job.part` event's part, in `data.part` (LC-10).
+    init(type: String, time: Date, job: JobRecord, part: JobPartView? = nil) {
         self.type = type
         timestamp = JobView.timestamp(time)
         data = JobView(job)
+        data.part = part
     }
 
     func encoded() throws -> Data {

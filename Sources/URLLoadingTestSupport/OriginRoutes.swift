@@ -46,6 +46,7 @@ struct OriginRouter: Sendable {
             OriginRoute(.exact("/stall"), TimedRoutes.stall),
             OriginRoute(.prefix("/delay/"), TimedRoutes.delay),
             OriginRoute(.exact("/drop"), TimedRoutes.drop),
+            OriginRoute(.exact("/multipart-replace"), MultipartReplaceRoute.serve),
             OriginRoute(.prefix("/status/"), InfoRoutes.status),
             OriginRoute(.prefix("/redirect/"), RedirectRoutes.countdown),
             OriginRoute(.exact("/redirect-to"), RedirectRoutes.redirectTo),

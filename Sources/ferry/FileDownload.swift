@@ -48,7 +48,7 @@ struct FileDownload: Sendable {
                     }
                 case .completed(let error):
                     completionError = error
-                case .data, .becameDownload, .resumed:
+                case .data, .becameDownload, .resumed, .partCompleted:
                     break
                 }
             }

@@ -9,6 +9,7 @@ struct GetCommand: AsyncParsableCommand {
         abstract: "Download URLs, like curl: to standard output, to a file, or a list of them into a directory.",
         usage: """
             ferry get <url> [-o <file>] [<options>]
+            ferry get <url> --parts <dir> [<options>]
             ferry get -i <list> -d <dir> [--parallel <n>] [<options>]
             """,
         discussion: """
@@ -20,6 +21,14 @@ struct GetCommand: AsyncParsableCommand {
             When URLs share a name, the first in the list keeps it and the later ones get .1, .2, ... \
             appended (a.bin, a.bin.1, a.bin.2), so none overwrites another. Existing files in <dir> \
             are replaced. A URL whose path has no last component is a usage error.
+
+            A multipart/x-mixed-replace response (a stream of parts, each replacing the one before) \
+            is written as its last part: with -o, <file> gets the last complete part only. With \
+            --parts <dir> (created if missing), each part goes to its own file there as it arrives: \
+            part-0001, part-0002, ... in order, with no extension (-v shows each part's headers, its \
+            Content-Type among them); any other response is one part, part-0001. Files of those \
+            names are replaced; a part cut short by a failure is removed, the parts before it stay. \
+            To standard output, the parts' bodies are written one after another as they arrive.
 
             Redirects are followed (up to --max-redirs). A response outside 2xx fails the transfer, \
             and its body is not kept.
@@ -83,6 +92,13 @@ struct GetCommand: AsyncParsableCommand {
     @Flag(name: .customLong("continue"), help: "The same as -C -.")
     var continuePartialFile = false
 
+    @Option(
+        name: .customLong("parts"),
+        help: ArgumentHelp(
+            "Save each part of a multipart/x-mixed-replace response as <dir>/part-0001, part-0002, ... (created if missing).",
+            valueName: "dir"))
+    var partsDirectory: String?
+
     @OptionGroup(title: "Request options")
     var request: RequestOptions
 
@@ -113,6 +129,8 @@ struct GetCommand: AsyncParsableCommand {
             if outputDirectory != nil { throw ValidationError("-d is for -i lists; for one URL use -o <file>") }
             if parallel != nil { throw ValidationError("--parallel is for -i lists") }
             if output == "" { throw ValidationError("-o needs a file name ('-' for standard output)") }
+            if partsDirectory != nil, output != nil { throw ValidationError("give either -o <file> (the last part) or --parts <dir>, not both") }
+            if partsDirectory == "" { throw ValidationError("--parts needs a directory") }
             do {
                 _ = try TargetURL.parse(url)
             } catch {
@@ -120,6 +138,7 @@ struct GetCommand: AsyncParsableCommand {
             }
         case (nil, .some):
             if output != nil { throw ValidationError("-o is for one URL; with -i, use -d <dir>") }
+            if partsDirectory != nil { throw ValidationError("--parts is for one URL") }
             guard let outputDirectory, !outputDirectory.isEmpty else {
                 throw ValidationError("-i needs -d <dir>: where to save the files")
             }
@@ -134,6 +153,10 @@ struct GetCommand: AsyncParsableCommand {
             if request.uploadFile != nil || request.data != nil {
                 throw ValidationError("-C - continues downloads; it cannot be combined with --data or --upload-file")
             }
+            if partsDirectory != nil { throw ValidationError("-C - continues one file; it cannot be combined with --parts") }
+        }
+        if partsDirectory != nil, request.uploadFile != nil {
+            throw ValidationError("--parts cannot be combined with --upload-file")
         }
         if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1 (got \(parallel))") }
     }
@@ -201,7 +224,7 @@ struct GetCommand: AsyncParsableCommand {
             return try GetPlan.batch(listFile: inputFile, directory: outputDirectory, template: template)
         }
         guard let url else { throw UsageError("give a URL, or -i <list> -d <dir>") }
-        return try GetPlan.single(url: url, output: output, template: template)
+        return try GetPlan.single(url: url, output: output, partsDirectory: partsDirectory, template: template)
     }
 
     private var continues: Bool { continueAt != nil || continuePartialFile }

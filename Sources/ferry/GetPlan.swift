@@ -8,10 +8,14 @@ struct GetPlan: Sendable {
     let isBatch: Bool
 
     /// One URL, to standard output or to `output`.
-    static func single(url text: String, output: String?, template: RequestTemplate) throws(UsageError) -> GetPlan {
+    static func single(
+        url text: String, output: String?, partsDirectory: String? = nil, template: RequestTemplate
+    ) throws(UsageError) -> GetPlan {
         let url = try TargetURL.parse(text)
         let destination: TransferJob.Destination
-        if let output, output != "-" {
+        if let partsDirectory {
+            destination = .parts(try outputDirectory(partsDirectory, option: "--parts"))
+        } else if let output, output != "-" {
             destination = .file(try outputFile(output))
         } else {
             destination = .standardOutput
@@ -50,18 +54,18 @@ struct GetPlan: Sendable {
         return file
     }
 
-    /// `-d DIR`: created (with parents) if missing.
-    private static func outputDirectory(_ path: String) throws(UsageError) -> URL {
+    /// `-d DIR` (or `--parts DIR`): created (with parents) if missing.
+    private static func outputDirectory(_ path: String, option: String = "-d") throws(UsageError) -> URL {
         let directory = URL(fileURLWithPath: path, isDirectory: true)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw UsageError("-d \(path): exists and is not a directory") }
+            guard isDirectory.boolValue else { throw UsageError("\(option) \(path): exists and is not a directory") }
             return directory
         }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw UsageError("-d \(path): cannot create the directory (\(InputFile.reason(error)))")
+            throw UsageError("\(option) \(path): cannot create the directory (\(InputFile.reason(error)))")
         }
         return directory
     }

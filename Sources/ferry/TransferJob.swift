@@ -8,6 +8,8 @@ struct TransferJob: Sendable {
         case standardOutput
         /// Saved to this file, which appears only once the transfer succeeded.
         case file(URL)
+        /// `--parts DIR`: each part of a multipart/x-mixed-replace response into its own file here.
+        case parts(URL)
     }
 
     /// Position in the command (0 for a single URL, the list order for `-i`); keys progress.

@@ -18,6 +18,9 @@ struct TransferRunner: Sendable {
             switch job.destination {
             case .standardOutput:
                 outcome = await StandardOutputTransfer(session: session).run(job.request, reporter: reporter)
+            case .parts(let directory):
+                outcome = await PartsDownload(session: session, createdFileMode: createdFileMode)
+                    .run(job.request, into: directory, reporter: reporter)
             case .file(let destination) where continuesPartialFiles:
                 outcome = await ContinuedFileDownload(session: session, createdFileMode: createdFileMode)
                     .run(job.request, to: destination, reporter: reporter)

@@ -27,7 +27,7 @@ struct UploadTransfer: Sendable {
                 case .redirected(let from, let to): reporter.redirected(from: from, to: to)
                 case .response(let response): reporter.received(response)
                 case .progress(let progress): reporter.progressed(progress)
-                case .data, .becameDownload, .resumed, .downloadFinished, .completed: break
+                case .data, .becameDownload, .resumed, .downloadFinished, .partCompleted, .completed: break
                 }
             }
         } onCancel: {
@@ -52,6 +52,9 @@ struct UploadTransfer: Sendable {
             guard let failure = FileDescriptorOutput.writeAll(body, to: STDOUT_FILENO) else { return nil }
             return TransferError(
                 .cannotWriteToFile, "cannot write to standard output: \(String(cString: strerror(failure)))", failingURL: url)
+        case .parts(let directory):
+            // Refused by `ferry get`'s validation; were it not, the body would be the one part.
+            return deliver(body, to: .file(directory.appendingPathComponent(PartsDownload.fileName(of: 1))), for: url)
         case .file(let path):
             do {
                 // .atomic: written beside the destination and renamed over it.

@@ -128,7 +128,7 @@ struct TaskLifecycleTests {
                 case .completed(let error):
                     names.append("completed")
                     #expect(error == nil)
-                case .data, .becameDownload, .resumed: names.append("unexpected")
+                case .data, .becameDownload, .resumed, .partCompleted: names.append("unexpected")
                 }
             }
             #expect(names.first == "redirected")

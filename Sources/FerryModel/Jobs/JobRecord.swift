@@ -84,18 +84,25 @@ public struct JobRecord: Sendable, Equatable {
         /// True once the content passed its retention and was removed (`ContentRetention`); the
         /// size and digest stay, for the record.
         public var expired: Bool?
+        /// The parts of a multipart/x-mixed-replace response, whose last one is the content; nil for
+        /// any other response (LC-10).
+        public var parts: Int?
 
-        public init(file: String, size: Int64, sha256: String, contentType: String?, cache: String? = nil, expired: Bool? = nil) {
+        public init(
+            file: String, size: Int64, sha256: String, contentType: String?, cache: String? = nil, expired: Bool? = nil,
+            parts: Int? = nil
+        ) {
             self.file = file
             self.size = size
             self.sha256 = sha256
             self.contentType = contentType
             self.cache = cache
             self.expired = expired
+            self.parts = parts
         }
 
         package enum CodingKeys: String, CodingKey {
-            case file, size, sha256, cache, expired
+            case file, size, sha256, cache, expired, parts
             case contentType = "content_type"
         }
     }

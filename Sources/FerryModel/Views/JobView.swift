@@ -26,6 +26,8 @@ package struct JobView: Encodable {
     package var decision: DecisionView?
     /// When the job may start at the earliest, when its submission said (BG-18).
     package var notBefore: String?
+    /// Only in a `job.part` event: the part of a multipart/x-mixed-replace response that ended (LC-10).
+    package var part: JobPartView?
 
     package struct DecisionView: Encodable {
         package var pending: PendingDecision
@@ -94,8 +96,11 @@ package struct JobView: Encodable {
         package var cache: String?
         /// Present (true) once the content passed its retention and was removed.
         package var contentExpired: Bool?
+        /// How many parts a multipart/x-mixed-replace response had (the content is the last); absent
+        /// for any other response (LC-10).
+        package var parts: Int?
         package enum CodingKeys: String, CodingKey {
-            case size, sha256, cache
+            case size, sha256, cache, parts
             case contentType = "content_type"
             case contentExpired = "content_expired"
         }
@@ -127,7 +132,7 @@ package struct JobView: Encodable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case finishedAt = "finished_at"
-        case request, progress, response, result, error, decision
+        case request, progress, response, result, error, decision, part
         case notBefore = "not_before"
     }
 
@@ -153,6 +158,7 @@ package struct JobView: Encodable {
         result = job.result.map { stored in
             var view = ResultView(size: stored.size, sha256: stored.sha256, contentType: stored.contentType, cache: stored.cache)
             if stored.expired == true { view.contentExpired = true }
+            view.parts = stored.parts
             return view
         }
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }

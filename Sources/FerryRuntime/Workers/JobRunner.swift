@@ -235,6 +235,8 @@ final class JobRunner: Sendable {
         var response: TransferResponse?
         var placed: JobRecord.StoredResult?
         var placeFailure: AttemptFailure?
+        /// The parts of a multipart/x-mixed-replace response that ended (LC-10); 0 for any other.
+        var parts = 0
     }
 
     private func drive(_ task: DownloadTask, decisions: JobDecisionMaker?, transfer: RunningTransfer) async -> JobQueue.Completion? {
@@ -259,6 +261,10 @@ final class JobRunner: Sendable {
                 transfer.progress = value
             case .response(let response):
                 observed.response = response
+            case .partCompleted(let index, let response, let length):
+                // The file holds the latest part only (the engine writes each over the one before).
+                observed.parts = index
+                await recordPart(index: index, response: response, length: length)
             case .downloadFinished(let file):
                 // The engine deletes `file` when the next event is asked for: judge and place it now.
                 if let response = task.response, response.isSuccess {
@@ -268,7 +274,7 @@ final class JobRunner: Sendable {
                         _ = transfer.requestStop(.leaseLost)
                         continue
                     }
-                    switch place(file, task: task, response: response, transfer: transfer) {
+                    switch place(file, task: task, response: response, parts: observed.parts, transfer: transfer) {
                     case .success(let result): observed.placed = result
                     case .failure(let failure): observed.placeFailure = failure
                     }
@@ -276,6 +282,19 @@ final class JobRunner: Sendable {
             default:
                 break
             }
+        }
+    }
+
+    /// A `job.part` event for a part that ended, with its headers redacted as every view redacts
+    /// them. A failure to write it is logged, not fatal: the content and `result.parts` still say
+    /// what the job got.
+    private func recordPart(index: Int, response: TransferResponse, length: Int64) async {
+        let headers = JobView.redacted(response.headers.map { JobSpecification.Header(name: $0.name, value: $0.value) })
+        do {
+            try await queue.recordPart(
+                job: job.id, attempt: job.attempt, owner: owner, part: JobPartView(index: index, headers: headers, size: length))
+        } catch {
+            logger.warning("could not record a job.part event", metadata: ["job": "\(job.id)", "part": "\(index)", "error": "\(error)"])
         }
     }
 
@@ -306,8 +325,9 @@ final class JobRunner: Sendable {
 
     /// Renames the finished file into place after checking its SHA-256 (computed while writing) and
     /// that it fits in the tenant's storage quota.
+    /// `parts`: how many parts a multipart response had (0: it was no multipart response).
     private func place(
-        _ file: URL, task: DownloadTask, response: TransferResponse, transfer: RunningTransfer
+        _ file: URL, task: DownloadTask, response: TransferResponse, parts: Int, transfer: RunningTransfer
     ) -> Result<JobRecord.StoredResult, AttemptFailure> {
         guard let digest = task.sha256, let size = task.fileLength else {
             return .failure(AttemptFailure("internal_error", "the engine gave no digest for the file"))
@@ -321,7 +341,8 @@ final class JobRunner: Sendable {
             return .failure(AttemptFailure("cannot_write_file", "cannot store the content: \(String(cString: strerror(errno)))"))
         }
         return .success(JobRecord.StoredResult(
-            file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue))
+            file: relative, size: size, sha256: digest, contentType: response.mimeType, cache: response.cacheStatus?.rawValue,
+            parts: parts > 0 ? parts : nil))
     }
 
     /// The heartbeat loop: wakes at each tick of the pool's `ticker` (every `heartbeatInterval`),
@@ -354,7 +375,8 @@ final class JobRunner: Sendable {
             guard now - lastBeat >= heartbeatInterval / 2, transfer.stopReason == nil else { continue }
             let progress = transfer.progress
             let elapsed = Double((now - lastBeat).components.seconds) + Double((now - lastBeat).components.attoseconds) / 1e18
-            if elapsed > 0 { rate = Int64(Double(progress.bytesReceived - lastBytes) / elapsed) }
+            // Never negative: each part of a multipart response counts its bytes from 0 again (LG-05).
+            if elapsed > 0 { rate = max(0, Int64(Double(progress.bytesReceived - lastBytes) / elapsed)) }
             let moved = progress.bytesReceived != lastBytes
             lastBeat = now
             lastBytes = progress.bytesReceived

@@ -14,18 +14,22 @@ package struct JobEventStore: Sendable {
         package var id: Int64
         package var type: String
         package var job: JobRecord
+        /// A `job.part` event's part (LC-10); nil for every other event.
+        package var part: JobPartView?
 
-        package init(id: Int64, type: String, job: JobRecord) {
+        package init(id: Int64, type: String, job: JobRecord, part: JobPartView? = nil) {
             self.id = id
             self.type = type
             self.job = job
+            self.part = part
         }
     }
 
-    /// The select list of `StoredEvent`s over `job_events e`: the job's columns, then id and type.
+    /// The select list of `StoredEvent`s over `job_events e`: the job's columns, then id, type and part.
     package static let selectEvent = """
-        SELECT \(JobRecord.columns), event_id, event_type FROM (
-            SELECT e.id AS event_id, e.type AS event_type, (jsonb_populate_record(NULL::jobs, e.job)).* FROM job_events e
+        SELECT \(JobRecord.columns), event_id, event_type, event_part FROM (
+            SELECT e.id AS event_id, e.type AS event_type, e.part::text AS event_part, (jsonb_populate_record(NULL::jobs, e.job)).*
+            FROM job_events e
         """
 
     /// A page of stored events, and whether more follow it.
@@ -41,8 +45,9 @@ package struct JobEventStore: Sendable {
     package func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500, maxBytes: Int = 256 << 10) async throws -> EventPage {
         let rows = try await client.query(
             """
-            SELECT \(unescaped: JobRecord.columns), event_id, event_type, candidates FROM (
-                SELECT e.id AS event_id, e.type AS event_type, page.candidates, (jsonb_populate_record(NULL::jobs, e.job)).*
+            SELECT \(unescaped: JobRecord.columns), event_id, event_type, event_part, candidates FROM (
+                SELECT e.id AS event_id, e.type AS event_type, e.part::text AS event_part, page.candidates,
+                       (jsonb_populate_record(NULL::jobs, e.job)).*
                 FROM (
                     SELECT id, count(*) OVER () AS candidates,
                            sum(octet_length(job::text)) OVER (ORDER BY id) - octet_length(job::text) AS bytes_before
@@ -57,14 +62,17 @@ package struct JobEventStore: Sendable {
         var candidates = 0
         for try await row in rows {
             events.append(try Self.event(row))
-            candidates = try row.makeRandomAccess()[JobRecord.columnCount + 2].decode(Int.self)
+            candidates = try row.makeRandomAccess()[JobRecord.columnCount + 3].decode(Int.self)
         }
         return EventPage(events: events, hasMore: candidates == limit || events.count < candidates)
     }
 
     package static func event(_ row: PostgresRow) throws -> StoredEvent {
         let columns = row.makeRandomAccess()
-        return StoredEvent(id: try columns[JobRecord.columnCount].decode(Int64.self), type: try columns[JobRecord.columnCount + 1].decode(String.self), job: try JobRecord(row: row))
+        let part = try columns[JobRecord.columnCount + 2].decode(String?.self).map { try JobSpecification.decode(JobPartView.self, json: $0) }
+        return StoredEvent(
+            id: try columns[JobRecord.columnCount].decode(Int64.self), type: try columns[JobRecord.columnCount + 1].decode(String.self),
+            job: try JobRecord(row: row), part: part)
     }
 
     /// The job now and the id of its latest state event (0 when it has none), read together.

@@ -28,6 +28,8 @@ package struct WebhookDeliveryQueue: Sendable {
         package var attempt: Int
         /// The job as the event recorded it.
         package var job: JobRecord
+        /// A `job.part` event's part (LC-10); nil for every other event.
+        package var part: JobPartView?
 
         package init(id: UUID, tenantID: UUID, eventID: Int64, eventType: String, eventTime: Date, url: String, endpointID: UUID? = nil, endpointSecret: Secret? = nil, failures: Int, attempt: Int, job: JobRecord) {
             self.id = id
@@ -67,12 +69,13 @@ package struct WebhookDeliveryQueue: Sendable {
                 RETURNING d.*
             )
             SELECT \(unescaped: JobRecord.columns), delivery_id, delivery_tenant, event_id, event_type, event_time, delivery_url,
-                   endpoint_id, endpoint_secret, endpoint_key_id, endpoint_sealed, failures, attempts
+                   endpoint_id, endpoint_secret, endpoint_key_id, endpoint_sealed, failures, attempts, event_part
             FROM (
                 SELECT c.id AS delivery_id, c.tenant_id AS delivery_tenant, c.event_id, c.event_type, e.created_at AS event_time,
                        c.url AS delivery_url, c.endpoint_id, p.secret AS endpoint_secret,
                        p.secret_key_id AS endpoint_key_id, p.secret_sealed AS endpoint_sealed, c.failures,
                        (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = c.id)::bigint AS attempts,
+                       e.part::text AS event_part,
                        (jsonb_populate_record(NULL::jobs, e.job)).*
                 FROM claimed c JOIN job_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints p ON p.id = c.endpoint_id
             ) AS jobs
@@ -88,12 +91,14 @@ package struct WebhookDeliveryQueue: Sendable {
                     sealed: try columns[base + 9].decode(Data?.self), associatedData: SealedWebhookSecret.endpointAssociatedData(id),
                     keyring: keyring)
             }
-            claimed.append(Due(
+            var due = Due(
                 id: try columns[base].decode(UUID.self), tenantID: try columns[base + 1].decode(UUID.self), eventID: try columns[base + 2].decode(Int64.self),
                 eventType: try columns[base + 3].decode(String.self), eventTime: try columns[base + 4].decode(Date.self),
                 url: try columns[base + 5].decode(String.self), endpointID: endpointID,
                 endpointSecret: endpointSecret, failures: try columns[base + 10].decode(Int.self),
-                attempt: Int(try columns[base + 11].decode(Int64.self)) + 1, job: try JobRecord(row: row)))
+                attempt: Int(try columns[base + 11].decode(Int64.self)) + 1, job: try JobRecord(row: row))
+            due.part = try columns[base + 12].decode(String?.self).map { try JobSpecification.decode(JobPartView.self, json: $0) }
+            claimed.append(due)
         }
         return claimed
     }

@@ -67,7 +67,7 @@ enum JobEventsTrigger {
         "CASE \(row).state WHEN \(JobStateSQL.literal(.waitingForDecision)) THEN '\(JobState.waitingForDecision.eventType)' ELSE 'job.' || \(row).state END"
     }
 
-    private static let hiddenFieldsArray = "ARRAY[\(hiddenFields.map { "'\($0)'" }.joined(separator: ", "))]"
+    static let hiddenFieldsArray = "ARRAY[\(hiddenFields.map { "'\($0)'" }.joined(separator: ", "))]"
 
     static let onStateChange = Trigger(
         name: "jobs_record_events_on_state_change",

@@ -207,6 +207,12 @@ struct TransferCaching {
         copy(bytes)
     }
 
+    /// The response is not to be stored after all: a multipart/x-mixed-replace stream is a series of
+    /// replacements, no one entity a later request could be answered with.
+    mutating func forgoStoring() {
+        capture = .none
+    }
+
     /// Body bytes of a hop the task does not deliver (a redirect it follows): no sink keeps them, so
     /// they are copied for the cache, up to the streamed limit.
     mutating func receivedUndelivered(_ bytes: UnsafeRawBufferPointer) {

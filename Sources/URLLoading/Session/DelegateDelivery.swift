@@ -18,7 +18,10 @@ struct DelegateDelivery {
         case .redirected(let response, let request):
             await delegate.session(session, task: task, didRedirectTo: request, from: response)
         case .response:
-            // Data tasks were asked for a disposition when the response arrived.
+            // Data tasks were asked for a disposition when the response arrived. Each part of a
+            // multipart response starts its progress over (LG-05).
+            lastProgress.bytesReceived = 0
+        case .partCompleted:
             break
         case .data(let data):
             if let dataTask = task as? DataTask { await delegate.session(session, dataTask: dataTask, didReceive: data) }

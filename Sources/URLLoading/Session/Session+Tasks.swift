@@ -17,6 +17,15 @@ extension Session {
         try dataTask(with: TransferRequest(url: url))
     }
 
+    /// A data task whose body arrives as `.data` events in `task.events` as it is received, with
+    /// back-pressure (TT-02), even without a delegate: each part of a multipart response after that
+    /// part's `.response` (LC-10). With a delegate that receives task events, the delegate has them.
+    public func streamingDataTask(with request: TransferRequest) throws(TransferError) -> DataTask {
+        let task = try register { DataTask(session: self, identifier: $0, request: request, bodyDelivery: .stream) }
+        startDelegateDriver(for: task)
+        return task
+    }
+
     /// A download task (TT-04, DL-15): the body goes to a temporary file, handed over with
     /// `.downloadFinished` / `didFinishDownloadingTo` and deleted afterwards (DL-02).
     public func downloadTask(with request: TransferRequest) throws(TransferError) -> DownloadTask {

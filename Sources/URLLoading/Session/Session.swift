@@ -179,11 +179,21 @@ public final class Session: Sendable {
     }
 
     /// The response disposition now when there is no delegate, else nil and `reply` later (LC-08).
+    /// `afterEarlierEvents`: ask only once the delegate has heard the task's events so far, as for a
+    /// later part of a multipart response, whose question must come after the part before's data (LC-10).
     func responseDisposition(
-        for task: DataTask, response: TransferResponse, reply: @escaping @Sendable (ResponseDisposition) -> Void
+        for task: DataTask, response: TransferResponse, afterEarlierEvents: Bool = false,
+        reply: @escaping @Sendable (ResponseDisposition) -> Void
     ) -> ResponseDisposition? {
         guard let delegate else { return .allow }
-        Task { reply(await delegate.session(self, dataTask: task, didReceive: response)) }
+        let ask: @Sendable () -> Void = {
+            _ = Task { reply(await delegate.session(self, dataTask: task, didReceive: response)) }
+        }
+        if afterEarlierEvents, delegate.receivesTaskEvents {
+            task.channel.callWhenConsumerCaughtUp(ask)
+        } else {
+            ask()
+        }
         return nil
     }
 

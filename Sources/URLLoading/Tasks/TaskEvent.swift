@@ -26,8 +26,14 @@ public struct TransferProgress: Sendable, Equatable {
 public enum TaskEvent: Sendable {
     /// A redirect was followed (RD-01).
     case redirected(from: TransferResponse, to: TransferRequest)
-    /// The final response's metadata, before its body (LC-08).
+    /// The final response's metadata, before its body (LC-08). A `multipart/x-mixed-replace`
+    /// response comes as one `.response` per part instead (its part's headers, the outer status and
+    /// URL), each followed by that part's body: the body and progress start over with each (LC-10,
+    /// LG-05).
     case response(TransferResponse)
+    /// Part `index` (from 1) of a `multipart/x-mixed-replace` response ended: complete, with `length`
+    /// body bytes; `response` is the one its `.response` carried (LC-10).
+    case partCompleted(index: Int, response: TransferResponse, length: Int64)
     /// A piece of the body, for streamed data tasks (TT-02, LC-13).
     case data(Data)
     /// Progress; consecutive progress events that nobody read yet are merged into the latest.

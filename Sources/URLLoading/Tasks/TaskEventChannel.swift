@@ -18,6 +18,8 @@ final class TaskEventChannel: Sendable {
         var consumerTaken = false
         /// Set by a producer that found the buffer full; called once the consumer drains.
         var demandHook: (@Sendable () -> Void)?
+        /// Called once the consumer has taken every queued event and asks for another.
+        var caughtUpHook: (@Sendable () -> Void)?
         /// A file handed out with `.downloadFinished`, removed when the consumer asks for more.
         var fileToRemove: URL?
         /// Files of `.downloadFinished` events still queued, removed if nobody ever reads them.
@@ -97,6 +99,18 @@ final class TaskEventChannel: Sendable {
         }
     }
 
+    /// Calls `hook` once the consumer has handled every event queued so far and asks for the next:
+    /// at once when it is already waiting (or the channel is closed). A question whose asking must
+    /// come after those events (a later part's response disposition, LC-10) waits for it.
+    func callWhenConsumerCaughtUp(_ hook: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.waiter != nil || state.finished { return true }
+            state.caughtUpHook = hook
+            return false
+        }
+        if now { hook() }
+    }
+
     // MARK: consumer side
 
     /// Claims the consumer role; false when someone already has it.
@@ -123,7 +137,8 @@ final class TaskEventChannel: Sendable {
                     case .end: return (.some(nil), nil)
                     case .empty:
                         state.waiter = continuation
-                        return (nil, nil)
+                        defer { state.caughtUpHook = nil }
+                        return (nil, state.caughtUpHook)
                     }
                 }
                 hook?()

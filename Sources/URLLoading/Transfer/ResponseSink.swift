@@ -54,6 +54,23 @@ enum ResponseSink {
         }
     }
 
+    /// Drops what the sink holds, for the next part of a multipart response (LG-05): a collected
+    /// body is emptied, a file cut to zero and written again from its start (so a download's file
+    /// holds the latest part, and never more than one part's bytes); a stream has nothing to drop,
+    /// its consumer sees the part's `.response` before the part's data.
+    func startOver() throws(TransferError) {
+        switch self {
+        case .none, .stream: break
+        case .collect(let body, _): body.data.removeAll(keepingCapacity: true)
+        case .file(let file, _): try file.truncateToZero()
+        }
+    }
+
+    var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
     var file: DownloadFile? {
         if case .file(let file, _) = self { return file }
         return nil

@@ -37,18 +37,24 @@ extension TaskTransfer: CurlTransferEvents {
             machine.consumerFellBehind()
             return .pause
         }
+        if multipart != nil { return writeParts(bytes) }
+        return take(bytes) ? .accepted : .abort
+    }
+
+    /// Writes body bytes to the sink and counts them; false when the sink failed (the hop is aborted).
+    func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
         do {
             try sink.write(bytes)
         } catch {
             machine.abort(error)
-            return .abort
+            return false
         }
         caching.received(bytes, into: sink)
         bytesReceived += Int64(bytes.count)
         let received = bytesReceived
         task.updateProgress { $0.bytesReceived = received }
         emitProgressIfDue()
-        return .accepted
+        return true
     }
 
     /// Whether the body cannot be taken yet: a streamed body's consumer is behind, the hashing of a

@@ -46,6 +46,8 @@ extension TaskTransfer {
                 machine.continueWith(.restartWithoutRange(ResumeData.fromTheStart(request)))
                 return
             }
+            // A multipart/x-mixed-replace response is delivered as its parts, each a response (LC-10).
+            if startsMultipart(response) { return }
             deliverFinalResponse(response)
         case .unsupportedLocation(let location):
             fail(TransferError(.redirectToUnsupportedURL, "the server redirected to an unsupported location: \(location)",
@@ -103,7 +105,10 @@ extension TaskTransfer {
             prepareSink()
             return
         }
-        askDecision({ reply in task.session.responseDisposition(for: dataTask, response: response, reply: reply) },
+        askDecision({ reply in
+                        task.session.responseDisposition(
+                            for: dataTask, response: response, afterEarlierEvents: multipart != nil, reply: reply)
+                    },
                     then: { $0.applyDisposition($1, response: response) })
     }
 
@@ -121,12 +126,18 @@ extension TaskTransfer {
             dataTask.channel.push(.becameDownload(download))
             dataTask.finish(error: nil)
             become(.download(download))
+            // A later part of a multipart response: the data task's sink gives way to a file.
+            sink = .none
             prepareSink()
         }
+        // A part's head may have come with more of the body, held until now.
+        takeHeldPartBytes()
         perform(machine.decisionsSettled())
     }
 
     private func prepareSink() {
+        // The later parts of a multipart response go on into the sink of the first (emptied for each).
+        guard multipart == nil || sink.isNone else { return }
         do {
             if let download = role.download, let partial = try resumption.takePartialFile(for: hopResponse) {
                 continueDownload(download, in: partial.file, at: partial.offset)

@@ -59,7 +59,8 @@ extension TaskTransfer {
     /// be continued: at once when nothing needs hashing, else on the loop once the partial file's
     /// prefix is hashed off it (nil when it could not be read back).
     func withCurrentResumeData(_ use: @escaping @Sendable (TaskTransfer, ResumeData?) -> Void) {
-        guard let download = role.download else {
+        // The file of a multipart response holds its latest part only, at no offset of any entity.
+        guard let download = role.download, multipart == nil else {
             use(self, nil)
             return
         }

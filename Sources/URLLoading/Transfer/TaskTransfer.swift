@@ -43,6 +43,10 @@ final class TaskTransfer: @unchecked Sendable {
     var localBody: LocalBody?
     // Authentication challenges (AU-08 ... AU-25).
     var authentication: TaskAuthentication
+    /// The parts of a multipart/x-mixed-replace response, each delivered as a response (LC-10, LG-05).
+    var multipart: MultipartReplaceParser?
+    /// The rest of a write whose part head is being decided on (its disposition), taken once answered.
+    var heldPartBytes = Data()
 
     init(task: SessionTask, loop: CurlLoop, configuration: SessionConfiguration) {
         self.role = task.transferRole
@@ -91,6 +95,8 @@ final class TaskTransfer: @unchecked Sendable {
         guard machine.hopStarting(request) else { return }
         hopResponse = nil
         localBody = nil
+        multipart = nil
+        heldPartBytes = Data()
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
         case .serve(let entry, let body, let status, let revalidation):
@@ -234,6 +240,7 @@ final class TaskTransfer: @unchecked Sendable {
 
     /// The hop ended with the task's whole response: writes a body Ferry has itself, then finishes.
     private func succeed() {
+        guard endMultipart() else { return }
         if let body = localBody {
             localBody = nil
             deliverLocalBody(body)
