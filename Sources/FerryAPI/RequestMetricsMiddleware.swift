@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Hummingbird's middleware wraps every body to learn when it was written; a wrapped body is no
 /// longer a single buffer, and the server then writes head, body and end separately instead of in
-/// one batched write. On `GET /v1/jobs/{id}` that took about a fifth of ferryd's throughput (bench
-/// P4). So a request's duration runs to its response head: all of it for a JSON answer, the time to
+/// one batched write (strace of 2,000 `GET /v1/jobs/{id}`: 6,306 `write` calls with it, 2,000
+/// `writev` with this one). So a request's duration runs to its response head: all of it for a JSON answer, the time to
 /// the first event for an event stream, to the first byte for content. `active_requests` counts
 /// requests whose handler has not yet answered (open event streams are not among them).
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
