@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Products several targets depend on.
@@ -15,6 +15,7 @@ let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "s
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
 
 let package = Package(
     name: "Ferry",
@@ -40,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OTLP over HTTP only: the gRPC exporter's packages would double the build for nothing ferryd needs.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -100,7 +104,7 @@ let package = Package(
         // The domain: jobs, sessions, tenants, callers, decisions, their state machines, GatewayError.
         .target(
             name: "FerryModel",
-            dependencies: ["URLLoading", crypto]
+            dependencies: ["URLLoading", crypto, tracing]
         ),
         // What the gateway records, through swift-metrics (any backend), and the Prometheus registry
         // behind `/metrics` that ferryd records into.
@@ -116,7 +120,7 @@ let package = Package(
             name: "FerryStore",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryMetrics", "FerryPrivatePostgres", "URLLoading", postgresNIO, crypto, logging,
-                serviceLifecycle,
+                serviceLifecycle, tracing,
             ],
             exclude: ["Embedded"],
             plugins: ["EmbedFiles"]
@@ -126,13 +130,13 @@ let package = Package(
             name: "FerryRuntime",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading", crypto, logging,
-                serviceLifecycle,
+                serviceLifecycle, tracing,
             ]
         ),
         // Signed webhook deliveries.
         .target(
             name: "FerryWebhooks",
-            dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", logging, serviceLifecycle]
+            dependencies: ["FerryModel", "FerryStore", "FerryMetrics", "URLLoading", logging, serviceLifecycle, tracing]
         ),
         // Files under a target's Embedded/ folder compiled into it as bytes (`EmbeddedFiles.all`): the
         // plugin, and the tool it runs at build time.
@@ -145,7 +149,7 @@ let package = Package(
             name: "FerryAPI",
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "URLLoading",
-                crypto, logging, hummingbird, serviceLifecycle, httpTypes, metrics,
+                crypto, logging, hummingbird, serviceLifecycle, httpTypes, metrics, tracing,
             ],
             exclude: ["Embedded"],
             plugins: ["EmbedFiles"]
@@ -156,14 +160,14 @@ let package = Package(
             dependencies: [
                 "FerryModel", "FerryVault", "FerryStore", "FerryMetrics", "FerryRuntime", "FerryWebhooks", "FerryAPI",
                 "FerryPrivatePostgres", "URLLoading", postgresNIO, logging, hummingbird, nioCore, nioHTTP1, nioHTTPTypes, httpTypes,
-                serviceLifecycle,
+                serviceLifecycle, tracing,
             ]
         ),
         .executableTarget(
             name: "ferryd",
             dependencies: [
                 "CMalloc", "FerryGateway", "FerryMetrics", "FerryStore", "FerryVault", "FerryPrivatePostgres", argumentParser,
-                logging, hummingbird, postgresNIO, serviceLifecycle,
+                logging, hummingbird, postgresNIO, serviceLifecycle, tracing, .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         // bench/ P4: the smallest Hummingbird server (one GET route, fixed JSON), the baseline

@@ -30,6 +30,10 @@ package enum APIRouter {
         package var decisionCredentials: DecisionCredentials?
         /// Event streams each tenant may hold open at once.
         package var eventStreams = EventStreamLimit()
+        /// A span for every request (Hummingbird's `TracingMiddleware`, through the process's
+        /// `InstrumentationSystem`); off unless ferryd exports traces, since the middleware costs a
+        /// write per response even with no tracer behind it (see `RequestMetricsMiddleware`).
+        package var tracesRequests = false
 
         package init(
             keys: KeyStore, jobs: JobStore, sessions: SessionStore, cookies: SessionCookieStore, credentials: CredentialStore,
@@ -61,6 +65,9 @@ package enum APIRouter {
         // Requests by route template, method and status, into `/metrics`' registry; outermost, so
         // it times every answer, problems included.
         router.add(middleware: RequestMetricsMiddleware(factory: dependencies.exposition.factory))
+        // Outside the problem middleware, so that a span's status is the problem's. No header is
+        // recorded: they carry the caller's API key.
+        if dependencies.tracesRequests { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: ProblemMiddleware(allowed: allowed))
         HealthRoutes(database: dependencies.database).add(to: router)
         MetricsRoutes(metrics: dependencies.metrics, exposition: dependencies.exposition, database: dependencies.database).add(to: router)

@@ -22,7 +22,8 @@ struct JobRoutes {
         group.post("/jobs") { request, context in
             let tenant = try context.requireTenant()
             let (submission, bytes) = try await JSONBody.decode(JobSubmission.self, from: request, context: context)
-            let job = try submission.validated(urlPolicy: urlPolicy)
+            var job = try submission.validated(urlPolicy: urlPolicy)
+            job.policies.traceContext = RequestTraceContext.of(request)
             let key = try Self.idempotencyKey(request)
             let submitted = try await jobs.submit(job, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes))
             var headers: HTTPFields = [:]
@@ -47,7 +48,12 @@ struct JobRoutes {
         group.post("/jobs/batch") { request, context in
             let tenant = try context.requireTenant()
             let (submission, bytes) = try await JSONBody.decode(JobBatchSubmission.self, from: request, context: context)
-            let specifications = try submission.validated(urlPolicy: urlPolicy)
+            let traceContext = RequestTraceContext.of(request)
+            let specifications = try submission.validated(urlPolicy: urlPolicy).map { job in
+                var job = job
+                job.policies.traceContext = traceContext
+                return job
+            }
             let key = try Self.idempotencyKey(request)
             switch try await jobs.submitBatch(specifications, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
             case .created(let records):

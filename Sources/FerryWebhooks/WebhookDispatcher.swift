@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 import URLLoading
 
 /// Delivers webhooks, as a service of ferryd beside the worker pool: claims due deliveries (shared
@@ -39,18 +40,23 @@ public final class WebhookDispatcher: Service, Sendable {
     private let feed: JobEventFeed
     private let settings: Settings
     private let metrics: GatewayMetrics
+    /// A span per delivery attempt, in the job's trace; nil: none (the job's own `traceparent`, if
+    /// it came with one, is still sent on).
+    let tracer: (any Tracer)?
     private let logger: Logger
     private let inFlight = Atomic<Int>(0)
     private let doorbell = Doorbell()
 
     package init(
-        queue: WebhookDeliveryQueue, store: WebhookStore, feed: JobEventFeed, settings: Settings, metrics: GatewayMetrics, logger: Logger
+        queue: WebhookDeliveryQueue, store: WebhookStore, feed: JobEventFeed, settings: Settings, metrics: GatewayMetrics,
+        tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.queue = queue
         self.store = store
         self.feed = feed
         self.settings = settings
         self.metrics = metrics
+        self.tracer = tracer
         self.logger = logger
     }
 
@@ -138,6 +144,8 @@ public final class WebhookDispatcher: Service, Sendable {
         var retryAfter: String?
         var failure: String?
         var failureCode: TransferError.Code?
+        let span = deliverySpan(due)
+        defer { span.map { endDeliverySpan($0, status: status, failure: failure) } }
         do {
             guard let url = URL(string: due.url) else { throw TransferError(.badURL, "the webhook URL cannot be parsed") }
             let body = try WebhookPayload(type: due.eventType, time: due.eventTime, job: due.job, part: due.part).encoded()
@@ -149,6 +157,10 @@ public final class WebhookDispatcher: Service, Sendable {
             headers.add(name: "webhook-id", value: messageID)
             headers.add(name: "webhook-timestamp", value: String(timestamp))
             headers.add(name: "webhook-signature", value: WebhookSignature.header(id: messageID, timestamp: timestamp, body: body, secrets: secrets))
+            if let trace = traceContext(for: due, span: span) {
+                headers.add(name: "traceparent", value: trace.traceparent)
+                if let state = trace.tracestate { headers.add(name: "tracestate", value: state) }
+            }
             let request = TransferRequest(url: url, method: "POST", headers: headers, body: body, timeoutInterval: Self.requestTimeout)
             let (_, response) = try await session.data(for: request)
             status = response.statusCode

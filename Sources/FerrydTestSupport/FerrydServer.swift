@@ -26,6 +26,9 @@ public final class FerrydServer: Sendable {
         public var maxStorageBytesPerTenant: Int64?
         /// `FERRY_CONTENT_RETENTION_DAYS`; nil: ferryd's default (for ever).
         public var contentRetentionDays: Int?
+        /// More variables for the process (`OTEL_*`, say); the test process's own FERRY_* and OTEL_*
+        /// never reach it.
+        public var environment: [String: String] = [:]
 
         public init(
             workers: Int = 4, leaseSeconds: Int = 5, retryBaseMilliseconds: Int = 100, allowPrivateNetworks: Bool = true,
@@ -83,7 +86,7 @@ public final class FerrydServer: Sendable {
         let process = Process()
         process.executableURL = try FerrydBinary.url()
         process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") && !$0.key.hasPrefix("OTEL_") }
         environment["FERRY_DATABASE_URL"] = databaseURL
         environment["FERRY_DATA_DIR"] = dataDirectory
         environment["FERRY_ADMIN_KEY"] = adminKey
@@ -98,6 +101,7 @@ public final class FerrydServer: Sendable {
         if let streams = options.maxEventStreamsPerTenant { environment["FERRY_MAX_EVENT_STREAMS_PER_TENANT"] = String(streams) }
         if let bytes = options.maxStorageBytesPerTenant { environment["FERRY_MAX_STORAGE_BYTES_PER_TENANT"] = String(bytes) }
         if let days = options.contentRetentionDays { environment["FERRY_CONTENT_RETENTION_DAYS"] = String(days) }
+        environment.merge(options.environment) { $1 }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))

@@ -58,14 +58,17 @@ struct ServeCommand: AsyncParsableCommand {
         // swift-metrics (Hummingbird's request metrics) are served together at /metrics.
         let exposition = PrometheusExposition()
         exposition.bootstrapMetricsSystem()
-        let app = try await buildApplication(configuration: configuration, exposition: exposition, logger: logger) { channel in
+        let traces = try TraceExport.start()
+        if traces != nil { logger.info("exporting traces over OTLP (OTEL_* environment)") }
+        let app = try await buildApplication(configuration: configuration, exposition: exposition, tracer: traces?.tracer, logger: logger) { channel in
             let port = channel.localAddress?.port ?? 0
             // On standard output, unbuffered: scripts and tests wait for this line.
             FileHandle.standardOutput.write(Data("ferryd listening on http://\(host):\(port)\n".utf8))
         }
         // Like app.runService(), but bounded: a transfer that will not stop cannot hold ferryd forever.
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The exporter first, so that it stops last and sends the spans of the shutdown too.
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = (traces.map { [.init(service: $0.service)] } ?? []) + [.init(service: app)]
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = Self.shutdownLimit
         try await ServiceGroup(configuration: groupConfiguration).run()
         logger.info("stopped")

@@ -10,6 +10,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PostgresNIO
+import Tracing
 
 /// The gateway's composition root: everything `ferryd serve` runs, assembled in one place.
 ///
@@ -22,10 +23,14 @@ import PostgresNIO
 /// - Parameters:
 ///   - exposition: the registry `/metrics` shows and everything here records into; ferryd's is also
 ///     the process's MetricsSystem, which Hummingbird's request metrics go through.
+///   - tracer: where spans go (requests, job attempts and their hops, database calls, webhook
+///     deliveries); it must also be the process's `InstrumentationSystem` tracer, which the request
+///     spans go through. Nil: nothing is traced, and no request pays for it.
 ///   - onServerRunning: told the listening channel once the server accepts connections.
 public func buildApplication(
     configuration: GatewayConfiguration,
     exposition: PrometheusExposition = PrometheusExposition(),
+    tracer: (any Tracer)? = nil,
     logger: Logger = Logger(label: "ferryd"),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
@@ -47,7 +52,7 @@ public func buildApplication(
         throw error
     }
     let metrics = GatewayMetrics(factory: exposition.factory)
-    let client = makeClient(database: database, configuration: configuration, metrics: metrics, logger: logger)
+    let client = makeClient(database: database, configuration: configuration, metrics: metrics, tracer: tracer, logger: logger)
     let files = GatewayFiles(dataDirectory: configuration.dataDirectory)
     let credentials = CredentialStore(client: client, keyring: vault, logger: logger)
     let cookies = SessionCookieStore(client: client, keyring: vault, logger: logger)
@@ -63,18 +68,19 @@ public func buildApplication(
         settings: WorkerPool.Settings(
             workers: configuration.workers, leaseSeconds: configuration.leaseSeconds,
             retryBaseDelay: .milliseconds(configuration.retryBaseMilliseconds), maxStorageBytesPerTenant: configuration.maxStorageBytesPerTenant),
-        metrics: metrics, decisionCredentials: decisionCredentials, logger: logger)
+        metrics: metrics, decisionCredentials: decisionCredentials, tracer: tracer, logger: logger)
     let eventFeed = JobEventFeed(client: client, logger: logger)
     let webhooks = WebhookDispatcher(
         queue: WebhookDeliveryQueue(client: client, keyring: vault, logger: logger),
         store: WebhookStore(client: client, keyring: vault, logger: logger), feed: eventFeed,
         settings: WebhookDispatcher.Settings(
             schedule: configuration.webhookRetrySchedule, allowPrivateNetworks: configuration.allowPrivateNetworks),
-        metrics: metrics, logger: logger)
-    let api = APIRouter.Dependencies.stores(
+        metrics: metrics, tracer: tracer, logger: logger)
+    var api = APIRouter.Dependencies.stores(
         client: client, vault: vault, files: files, metrics: metrics, exposition: exposition, eventFeed: eventFeed,
         decisionCredentials: decisionCredentials, eventStreams: EventStreamLimit(perTenant: configuration.maxEventStreamsPerTenant),
         maxStorageBytesPerTenant: configuration.maxStorageBytesPerTenant, logger: logger)
+    api.tracesRequests = tracer != nil
 
     var app = Application(
         router: APIRouter.build(api),
@@ -88,9 +94,10 @@ public func buildApplication(
         ],
         onServerRunning: onServerRunning,
         logger: logger)
+    let keys = api.keys
     app.beforeServerStarts {
         try await AdminKeyBootstrap.prepare(
-            configured: configuration.adminKey, dataDirectory: configuration.dataDirectory, keys: api.keys, logger: logger)
+            configured: configuration.adminKey, dataDirectory: configuration.dataDirectory, keys: keys, logger: logger)
     }
     return app
 }
@@ -117,10 +124,11 @@ private func outfitters(
 /// bounded pool keeps several ferryd within the server's max_connections. While the database is
 /// away the pool refuses at once (503 `database_unavailable`) and comes back with it (`DatabasePool`).
 private func makeClient(
-    database: GatewayDatabase, configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger
+    database: GatewayDatabase, configuration: GatewayConfiguration, metrics: GatewayMetrics, tracer: (any Tracer)?, logger: Logger
 ) -> DatabasePool {
     var clientConfiguration = database.clientConfiguration
     clientConfiguration.options.maximumConnections = min(32, configuration.workers + 8)
     return DatabasePool(
-        clientConfiguration: clientConfiguration, probeConfiguration: database.connectionConfiguration, metrics: metrics, logger: logger)
+        clientConfiguration: clientConfiguration, probeConfiguration: database.connectionConfiguration, metrics: metrics, tracer: tracer,
+        logger: logger)
 }

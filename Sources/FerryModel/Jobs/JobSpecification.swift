@@ -109,6 +109,9 @@ public struct JobSpecification: Sendable, Equatable {
         /// `JobView.timestamp` writes it; the table reads it where it sets `run_after`
         /// (`JobStateSQL.earliestRun`).
         public var notBefore: String?
+        /// The caller's trace, from `POST /v1/jobs`'s `traceparent` (W3C Trace Context): the job's
+        /// attempts are spans of it and its webhooks carry it. Not part of any job view.
+        public var traceContext: TraceContext?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -123,9 +126,10 @@ public struct JobSpecification: Sendable, Equatable {
             case retentionDays = "retention_days"
             case cookies
             case notBefore = "not_before"
+            case traceContext = "trace_context"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil, notBefore: String? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil, notBefore: String? = nil, traceContext: TraceContext? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -138,6 +142,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.retentionDays = retentionDays
             self.cookies = cookies
             self.notBefore = notBefore
+            self.traceContext = traceContext
         }
     }
 

@@ -4,6 +4,7 @@ import FerryStore
 import FerryVault
 import Foundation
 import Logging
+import Tracing
 import URLLoading
 
 /// Runs one claimed job's attempt through the engine and writes how it ended.
@@ -37,13 +38,15 @@ final class JobRunner: Sendable {
     /// The tenant's storage quota, which the attempt's content must fit in.
     let storageQuota: StorageQuota
     let isShuttingDown: @Sendable () -> Bool
+    /// A span for the attempt, with the engine's hops under it; nil: none.
+    let tracer: (any Tracer)?
     let logger: Logger
 
     init(
         claim: JobQueue.Claim, queue: JobQueue, engine: JobEngine, files: GatewayFiles, owner: String, leaseSeconds: Int,
         heartbeatInterval: Duration, ticker: HeartbeatTicker, resumeDataEveryBeats: Int, retryBaseDelay: Duration,
         metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?, storageQuota: StorageQuota,
-        isShuttingDown: @escaping @Sendable () -> Bool, logger: Logger
+        isShuttingDown: @escaping @Sendable () -> Bool, tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.claim = claim
         self.queue = queue
@@ -59,6 +62,7 @@ final class JobRunner: Sendable {
         self.decisionCredentials = decisionCredentials
         self.storageQuota = storageQuota
         self.isShuttingDown = isShuttingDown
+        self.tracer = tracer
         self.logger = logger
     }
 
@@ -69,6 +73,12 @@ final class JobRunner: Sendable {
     }
 
     func run() async {
+        guard let span = startAttemptSpan() else { return await attempt(span: nil) }
+        // The attempt's database calls are the span's children.
+        await ServiceContext.$current.withValue(span.context) { await attempt(span: span) }
+    }
+
+    private func attempt(span: (any Span)?) async {
         let transfer = RunningTransfer()
         let started = ContinuousClock.now
         metrics.attemptStarted(kind: job.kind, attempt: job.attempt)
@@ -77,6 +87,7 @@ final class JobRunner: Sendable {
             transfer.storageQuota = try await storageStanding()
             let (task, decisions) = try await makeTask()
             completion = await drive(task, decisions: decisions, transfer: transfer)
+            if let span, let tracer { EngineHopSpans.record(task.metrics, method: job.request.method, under: span.context, tracer: tracer) }
             // Its own session (asking for decisions) served this attempt only.
             if decisions != nil { task.session.finishTasksAndInvalidate() }
         } catch let failure as AttemptFailure {
@@ -95,6 +106,7 @@ final class JobRunner: Sendable {
         } catch {
             logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
+        if let span { endAttemptSpan(span, completion: completion) }
         guard let completion else { return }
         if await recordEnd(completion), completion.state.isTerminal {
             metrics.jobFinished(state: completion.state, errorCode: completion.errorCode)

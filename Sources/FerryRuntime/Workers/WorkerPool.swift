@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// Claims jobs and runs up to `workers` of them at once, as a service of ferryd.
 ///
@@ -42,6 +43,8 @@ public final class WorkerPool: Service, Sendable {
     private let settings: Settings
     private let metrics: GatewayMetrics
     private let decisionCredentials: DecisionCredentials?
+    /// Each attempt's span and its hops' (`JobRunner`); nil: none.
+    private let tracer: (any Tracer)?
     private let logger: Logger
     /// This process's name in `jobs.lease_owner`: host, pid and a random part (pids are reused).
     public let owner: String
@@ -59,7 +62,7 @@ public final class WorkerPool: Service, Sendable {
 
     public init(
         queue: JobQueue, engine: JobEngine, files: GatewayFiles, settings: Settings, metrics: GatewayMetrics,
-        decisionCredentials: DecisionCredentials? = nil, logger: Logger
+        decisionCredentials: DecisionCredentials? = nil, tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.queue = queue
         self.engine = engine
@@ -67,6 +70,7 @@ public final class WorkerPool: Service, Sendable {
         self.settings = settings
         self.metrics = metrics
         self.decisionCredentials = decisionCredentials
+        self.tracer = tracer
         self.logger = logger
         self.owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
         self.partialFiles = PartialFileSweep(client: queue.client, files: files, logger: logger)
@@ -134,7 +138,7 @@ public final class WorkerPool: Service, Sendable {
             storageQuota: StorageQuota(
                 client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, limits: storageLimits, logger: logger),
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
-            logger: logger)
+            tracer: tracer, logger: logger)
     }
 
     /// LISTENs on the job channel on a connection of its own, reconnecting after failures.

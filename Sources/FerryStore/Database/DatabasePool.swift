@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// The service's connections to PostgreSQL: a `PostgresClient` that is replaced by a fresh one when
 /// the database has been away, and that refuses at once, rather than waits, while it is away.
@@ -40,6 +41,8 @@ public final class DatabasePool: Service, Sendable {
     private let settings: Settings
     /// Where the waits for a connection are recorded (`withConnection`, `withTransaction`).
     private let metrics: GatewayMetrics?
+    /// Spans for calls made within a traced request or job attempt; nil: none.
+    let tracer: (any Tracer)?
     private let logger: Logger
     private let state: Mutex<State>
     private let suspicion = Doorbell()
@@ -49,7 +52,7 @@ public final class DatabasePool: Service, Sendable {
     ///   - probeConfiguration: the probe's connection, to the same database.
     public init(
         clientConfiguration: PostgresClient.Configuration, probeConfiguration: PostgresConnection.Configuration,
-        settings: Settings = Settings(), metrics: GatewayMetrics? = nil, logger: Logger
+        settings: Settings = Settings(), metrics: GatewayMetrics? = nil, tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.clientConfiguration = clientConfiguration
         var probeConfiguration = probeConfiguration
@@ -57,6 +60,7 @@ public final class DatabasePool: Service, Sendable {
         self.probeConfiguration = probeConfiguration
         self.settings = settings
         self.metrics = metrics
+        self.tracer = tracer
         self.logger = logger
         // Calls made before `run` wait in this client until it runs, as with a plain `PostgresClient`.
         self.state = Mutex(State(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)))
@@ -94,29 +98,36 @@ public final class DatabasePool: Service, Sendable {
     public func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws
         -> PostgresRowSequence
     {
-        let client = try available()
+        let span = databaseSpan(DatabaseSpanName.of(sql: query.sql), file: file, line: line)
+        defer { span?.end() }
+        let client = try available(span)
         do {
             return try await client.query(query, logger: logger, file: file, line: line)
         } catch {
-            throw failed(error)
+            throw failed(error, span)
         }
     }
 
     public func execute<Statement: PostgresPreparedStatement, Row>(
         _ statement: Statement, logger: Logger? = nil, file: String = #fileID, line: Int = #line
     ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Row> where Row == Statement.Row {
-        let client = try available()
+        let span = databaseSpan(DatabaseSpanName.of(sql: Statement.sql), file: file, line: line)
+        defer { span?.end() }
+        let client = try available(span)
         do {
             return try await client.execute(statement, logger: logger, file: file, line: line)
         } catch {
-            throw failed(error)
+            throw failed(error, span)
         }
     }
 
     public func withConnection<Result>(
-        isolation: isolated (any Actor)? = #isolation, _ closure: (PostgresConnection) async throws -> sending Result
+        file: String = #fileID, line: Int = #line, isolation: isolated (any Actor)? = #isolation,
+        _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        let client = try available()
+        let span = databaseSpan("connection", file: file, line: line)
+        defer { span?.end() }
+        let client = try available(span)
         let asked = ContinuousClock.now
         do {
             return try await client.withConnection(isolation: isolation) { connection in
@@ -124,7 +135,7 @@ public final class DatabasePool: Service, Sendable {
                 return try await closure(connection)
             }
         } catch {
-            throw failed(error)
+            throw failed(error, span)
         }
     }
 
@@ -132,7 +143,9 @@ public final class DatabasePool: Service, Sendable {
         logger: Logger, file: String = #file, line: Int = #line, isolation: isolated (any Actor)? = #isolation,
         _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        let client = try available()
+        let span = databaseSpan("transaction", file: file, line: line)
+        defer { span?.end() }
+        let client = try available(span)
         let asked = ContinuousClock.now
         do {
             return try await client.withTransaction(logger: logger, file: file, line: line, isolation: isolation) { connection in
@@ -140,20 +153,26 @@ public final class DatabasePool: Service, Sendable {
                 return try await closure(connection)
             }
         } catch {
-            throw failed(error)
+            throw failed(error, span)
         }
     }
 
-    private func available() throws -> PostgresClient {
-        guard let client = state.withLock({ $0.client }) else { throw DatabaseOutage.refusal }
+    private func available(_ span: (any Span)?) throws -> PostgresClient {
+        guard let client = state.withLock({ $0.client }) else {
+            span?.recordError(DatabaseOutage.refusal)
+            throw DatabaseOutage.refusal
+        }
         return client
     }
 
     /// A caller's failure: an outage is reported as the refusal, and makes the probe look at once.
-    private func failed(_ error: any Error) -> any Error {
+    private func failed(_ error: any Error, _ span: (any Span)?) -> any Error {
+        let reported = DatabaseOutage.describes(error) ? DatabaseOutage.refusal : error
+        span?.recordError(reported)
+        span?.setStatus(SpanStatus(code: .error))
         guard DatabaseOutage.describes(error) else { return error }
         suspicion.ring()
-        return DatabaseOutage.refusal
+        return reported
     }
 
     // MARK: - The service
