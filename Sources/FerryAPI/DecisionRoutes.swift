@@ -28,6 +28,10 @@ struct DecisionRoutes {
             guard job.state == .waitingForDecision, let decision = job.decision else { throw JobStore.notWaiting(id, state: job.state) }
             if let seen = submission.decisionID, seen != decision.id { throw JobStore.notWaiting(id, state: job.state) }
             let answer = try submission.validated(for: decision, urlPolicy: urlPolicy)
+            if answer.disposition == .becomeDownload, job.kind != .data {
+                throw DecisionAnswerSubmission.unfit([.init(
+                    field: "disposition", message: "become_download turns a data job into a download; this \(job.kind.rawValue) job goes on with allow")])
+            }
             let outcome = try await outcome(of: answer, to: decision, tenant: tenant, job: id)
             let answered = try await jobs.answerDecision(id, tenant: tenant, decisionID: decision.id, outcome)
             recentJobs.forget(id)

@@ -148,6 +148,23 @@ def test_answer_a_redirect_decision(console, tenant, origin):
     console.wait_for_job_page_state('succeeded')
 
 
+def test_answer_a_response_decision(console, tenant, origin):
+    """LC-05, LC-08: the response head waits for a person, who reads its status and headers and allows it."""
+    console.sign_in(tenant.key)
+    console.go('#/submit')
+    console.visible('#submit-url').send_keys(f'{origin.url}/bytes/1234')
+    console.click('#submit-ask-response')
+    console.click('#submit-job')
+    console.wait_for_job_page_state('waiting_for_decision')
+    assert console.visible('#decision-target').text == f'{origin.url}/bytes/1234'
+    assert 'content-length: 1234' in console.visible('#decision-headers').text.lower()
+    options = [o.get_attribute('value') for o in Select(console.find('#decision-disposition')).options]
+    assert options == ['allow', 'cancel'], 'a download cannot become one'
+    Select(console.find('#decision-disposition')).select_by_value('allow')
+    console.click('#decision-submit')
+    console.wait_for_job_page_state('succeeded')
+
+
 def test_answer_a_credential_decision(console, tenant, origin):
     """AU-04, AU-12, AU-21: a Basic challenge waits; answered with a username and password, the job succeeds."""
     password = 'lovelace-' + gate()

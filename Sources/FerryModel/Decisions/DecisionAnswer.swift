@@ -1,6 +1,6 @@
 import Foundation
 
-/// The seeds' dispositions, by the decision kind each answers (AU-12..AU-16, RD-02, TLS-07).
+/// The seeds' dispositions, by the decision kind each answers (AU-12..AU-16, RD-02, TLS-07, LC-08).
 public enum DecisionDisposition: String, Sendable, Codable, CaseIterable {
     // auth_challenge
     case useCredential = "use_credential"
@@ -12,12 +12,16 @@ public enum DecisionDisposition: String, Sendable, Codable, CaseIterable {
     case follow, refuse, change
     // server_trust
     case trust, reject
+    // response (and cancel)
+    case allow
+    case becomeDownload = "become_download"
 
     package static func allowed(for kind: PendingDecision.Kind) -> [DecisionDisposition] {
         switch kind {
         case .authChallenge: [.useCredential, .performDefaultHandling, .continueWithoutCredential, .rejectProtectionSpace, .cancel]
         case .redirect: [.follow, .refuse, .change]
         case .serverTrust: [.trust, .reject]
+        case .response: [.allow, .cancel, .becomeDownload]
         }
     }
 }

@@ -14,16 +14,19 @@ public struct DecisionPolicy: Sendable, Equatable, Codable {
     public var authChallenge: Mode?
     public var redirect: Mode?
     public var serverTrust: Mode?
+    /// The response head, before any of the body is stored (LC-05, LC-08).
+    public var response: Mode?
     /// Seconds an unanswered decision waits before the job fails with `decision_timed_out`.
     public var timeoutSeconds: Int?
 
     public static let defaultTimeoutSeconds = 24 * 3600
     public static let timeoutRange = 1...(7 * 24 * 3600)
 
-    public init(authChallenge: Mode? = nil, redirect: Mode? = nil, serverTrust: Mode? = nil, timeoutSeconds: Int? = nil) {
+    public init(authChallenge: Mode? = nil, redirect: Mode? = nil, serverTrust: Mode? = nil, response: Mode? = nil, timeoutSeconds: Int? = nil) {
         self.authChallenge = authChallenge
         self.redirect = redirect
         self.serverTrust = serverTrust
+        self.response = response
         self.timeoutSeconds = timeoutSeconds
     }
 
@@ -31,6 +34,7 @@ public struct DecisionPolicy: Sendable, Equatable, Codable {
         case authChallenge = "auth_challenge"
         case redirect
         case serverTrust = "server_trust"
+        case response
         case timeoutSeconds = "timeout_seconds"
     }
 
@@ -38,7 +42,8 @@ public struct DecisionPolicy: Sendable, Equatable, Codable {
     package func over(_ session: DecisionPolicy?) -> DecisionPolicy {
         DecisionPolicy(
             authChallenge: authChallenge ?? session?.authChallenge, redirect: redirect ?? session?.redirect,
-            serverTrust: serverTrust ?? session?.serverTrust, timeoutSeconds: timeoutSeconds ?? session?.timeoutSeconds)
+            serverTrust: serverTrust ?? session?.serverTrust, response: response ?? session?.response,
+            timeoutSeconds: timeoutSeconds ?? session?.timeoutSeconds)
     }
 
     package func asks(_ kind: PendingDecision.Kind) -> Bool {
@@ -46,6 +51,7 @@ public struct DecisionPolicy: Sendable, Equatable, Codable {
         case .authChallenge: authChallenge == .ask
         case .redirect: redirect == .ask
         case .serverTrust: serverTrust == .ask
+        case .response: response == .ask
         }
     }
 
@@ -59,12 +65,14 @@ package struct DecisionsPart: Decodable {
     package var authChallenge: String?
     package var redirect: String?
     package var serverTrust: String?
+    package var response: String?
     package var timeoutSeconds: Int?
 
     package enum CodingKeys: String, CodingKey {
         case authChallenge = "auth_challenge"
         case redirect
         case serverTrust = "server_trust"
+        case response
         case timeoutSeconds = "timeout_seconds"
     }
 
@@ -81,7 +89,7 @@ package struct DecisionsPart: Decodable {
         }
         let policy = DecisionPolicy(
             authChallenge: mode("auth_challenge", authChallenge), redirect: mode("redirect", redirect),
-            serverTrust: mode("server_trust", serverTrust), timeoutSeconds: timeoutSeconds)
+            serverTrust: mode("server_trust", serverTrust), response: mode("response", response), timeoutSeconds: timeoutSeconds)
         if let timeoutSeconds, !DecisionPolicy.timeoutRange.contains(timeoutSeconds) {
             errors.append(.init(
                 field: "\(field).timeout_seconds",
@@ -90,10 +98,11 @@ package struct DecisionsPart: Decodable {
         return errors.count == before ? policy : nil
     }
 
-    package init(authChallenge: String? = nil, redirect: String? = nil, serverTrust: String? = nil, timeoutSeconds: Int? = nil) {
+    package init(authChallenge: String? = nil, redirect: String? = nil, serverTrust: String? = nil, response: String? = nil, timeoutSeconds: Int? = nil) {
         self.authChallenge = authChallenge
         self.redirect = redirect
         self.serverTrust = serverTrust
+        self.response = response
         self.timeoutSeconds = timeoutSeconds
     }
 }

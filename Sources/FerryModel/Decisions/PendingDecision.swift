@@ -14,6 +14,7 @@ public struct PendingDecision: Sendable, Equatable, Codable {
         case authChallenge = "auth_challenge"
         case redirect
         case serverTrust = "server_trust"
+        case response
     }
 
     public var id: String
@@ -22,7 +23,7 @@ public struct PendingDecision: Sendable, Equatable, Codable {
     public var protectionSpace: ProtectionSpaceView?
     public var failureCount: Int?
     public var proposedCredential: ProposedCredential?
-    // redirect
+    // redirect, response
     public var url: String?
     public var response: ResponseView?
     // server_trust
@@ -109,6 +110,18 @@ public struct PendingDecision: Sendable, Equatable, Codable {
         return decision
     }
 
+    /// The response head of a job that asks before its body is stored (LC-05). One decision per job:
+    /// its answer holds for every later attempt (a retry, a resume that gets a 206), so the
+    /// fingerprint is the job's request, not what the origin answered this time.
+    package static func response(_ response: TransferResponse, request: URL) -> PendingDecision {
+        var decision = PendingDecision(fingerprint: "response|\(request.absoluteString)", kind: .response)
+        decision.url = response.url.absoluteString
+        decision.response = ResponseView(
+            status: response.statusCode,
+            headers: JobView.redacted(response.headers.map { JobSpecification.Header(name: $0.name, value: $0.value) }))
+        return decision
+    }
+
     /// A certificate chain default evaluation refused.
     package static func serverTrust(_ trust: ServerTrust, port: Int) -> PendingDecision {
         let leaf = trust.certificateChain.first ?? Data()
@@ -133,7 +146,7 @@ public struct PendingDecision: Sendable, Equatable, Codable {
             try container.encodeIfPresent(protectionSpace, forKey: .protectionSpace)
             try container.encodeIfPresent(failureCount, forKey: .failureCount)
             try container.encode(proposedCredential, forKey: .proposedCredential)
-        case .redirect:
+        case .redirect, .response:
             try container.encodeIfPresent(url, forKey: .url)
             try container.encodeIfPresent(response, forKey: .response)
         case .serverTrust:

@@ -24,6 +24,8 @@ final class JobDecisionMaker: SessionDelegate {
     private let credentials: DecisionCredentials?
     private let tenant: UUID
     private let job: UUID
+    /// The job's request, which its response decision's id is made from.
+    private let request: URL
 
     private struct State {
         var stop: Stop?
@@ -34,12 +36,16 @@ final class JobDecisionMaker: SessionDelegate {
 
     private let state = Mutex(State())
 
-    init(policy: DecisionPolicy, answers: [String: StoredDecisionAnswer], credentials: DecisionCredentials?, tenant: UUID, job: UUID) {
+    init(
+        policy: DecisionPolicy, answers: [String: StoredDecisionAnswer], credentials: DecisionCredentials?, tenant: UUID, job: UUID,
+        request: URL
+    ) {
         self.policy = policy
         self.answers = answers
         self.credentials = credentials
         self.tenant = tenant
         self.job = job
+        self.request = request
     }
 
     var receivesTaskEvents: Bool { false }
@@ -81,6 +87,22 @@ final class JobDecisionMaker: SessionDelegate {
         default:
             return .follow(newRequest)
         }
+    }
+
+    // MARK: - The response (LC-05, LC-08)
+
+    /// Every job runs as a download task, whose head the engine puts to the delegate only when asked to.
+    var decidesDownloadResponses: Bool { policy.asks(.response) }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didReceive response: TransferResponse) async -> ResponseDisposition {
+        guard policy.asks(.response) else { return .allow }
+        let decision = PendingDecision.response(response, request: request)
+        guard let answer = answers[decision.id] else {
+            ask(decision)
+            return .cancel
+        }
+        // `become_download` changed the job's kind when it was answered; a cancel ended the job then.
+        return answer.disposition == .cancel ? .cancel : .allow
     }
 
     // MARK: - Challenges (AU-12..AU-16, TLS-07)

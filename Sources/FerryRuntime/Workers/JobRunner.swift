@@ -177,7 +177,8 @@ final class JobRunner: Sendable {
         let decisionPolicy = (job.policies.decisions ?? DecisionPolicy()).over(settings.decisions)
         let decisions = decisionPolicy.asksAnything
             ? JobDecisionMaker(
-                policy: decisionPolicy, answers: claim.decisionAnswers, credentials: decisionCredentials, tenant: job.tenantID, job: job.id)
+                policy: decisionPolicy, answers: claim.decisionAnswers, credentials: decisionCredentials, tenant: job.tenantID, job: job.id,
+                request: url)
             : nil
         let session: Session
         do {

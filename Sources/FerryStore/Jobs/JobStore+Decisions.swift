@@ -36,6 +36,8 @@ extension JobStore {
                 try await connection.query(
                     """
                     UPDATE jobs SET state = \(transition.to.rawValue), run_after = now(),
+                        -- A data job whose response was answered become_download goes on as a download (LC-09).
+                        kind = CASE WHEN \(answer.disposition == .becomeDownload) THEN 'download' ELSE kind END,
                         decision_answers = decision_answers || jsonb_build_object(\(key)::text, \(JobSpecification.json(answer))::jsonb)
                     WHERE id = \(id)
                     """, logger: logger)

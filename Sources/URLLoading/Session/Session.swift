@@ -197,6 +197,16 @@ public final class Session: Sendable {
         return nil
     }
 
+    /// A download's response disposition now when the delegate does not decide them (the default),
+    /// else nil and `reply` later.
+    func downloadResponseDisposition(
+        for task: DownloadTask, response: TransferResponse, reply: @escaping @Sendable (ResponseDisposition) -> Void
+    ) -> ResponseDisposition? {
+        guard let delegate, delegate.decidesDownloadResponses else { return .allow }
+        Task { reply(await delegate.session(self, downloadTask: task, didReceive: response)) }
+        return nil
+    }
+
     /// The answer to a challenge now when there is no delegate (default handling: AU-09, AU-22, TLS-02),
     /// else nil and `reply` later. Connection-level challenges go to the session-level method first and
     /// to the task-level one when it passes; all others go to the task-level one only (AU-05, AU-06).

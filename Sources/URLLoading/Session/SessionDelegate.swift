@@ -33,6 +33,14 @@ public protocol SessionDelegate: AnyObject, Sendable {
     func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
                  newRequest: TransferRequest) async -> RedirectDisposition
     func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition
+    /// Whether a download task's response is put to the delegate (the method below) before any byte
+    /// of it is written. Default: false, and downloads go ahead without a question, as in the seeds.
+    var decidesDownloadResponses: Bool { get }
+    /// Beyond the seeds, which ask only data tasks (LC-08): a download task's response head, before
+    /// its body is written; `.cancel` ends the task as cancelled, `.allow` (and `.becomeDownload`,
+    /// which it already is) goes on. Asked only when `decidesDownloadResponses` says so, and only for
+    /// the task's first final response (not for each part of a multipart response). Default: `.allow`.
+    func session(_ session: Session, downloadTask: DownloadTask, didReceive response: TransferResponse) async -> ResponseDisposition
     /// A streamed upload body must be sent again (a 307/308 redirect); return a fresh stream, or nil to
     /// fail the task (UP-05, UP-06: never asked for Data or file bodies).
     func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream?
@@ -75,6 +83,9 @@ extension SessionDelegate {
     public func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition {
         .allow
     }
+    public var decidesDownloadResponses: Bool { false }
+    public func session(_ session: Session, downloadTask: DownloadTask, didReceive response: TransferResponse) async
+        -> ResponseDisposition { .allow }
     public func session(_ session: Session, taskNeedsNewBodyStream task: SessionTask) async -> UploadBody.Stream? { nil }
     public func session(_ session: Session, dataTask: DataTask, willCacheResponse proposed: CachedResponse) async
         -> CachedResponse? { proposed }

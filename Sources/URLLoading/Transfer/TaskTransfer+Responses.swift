@@ -96,13 +96,19 @@ extension TaskTransfer {
 
     /// The response that ends the redirect chain (or the only one, for ftp, file and data URLs).
     func deliverFinalResponse(_ response: TransferResponse) {
+        let isFirstResponse = task.response == nil
         machine.responseWasDelivered()
         task.setResponse(response)
         task.channel.push(.response(response))
         let expected = response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
         task.updateProgress { $0.totalBytesExpectedToReceive = expected }
         guard let dataTask = role.dataTask else {
-            prepareSink()
+            guard isFirstResponse, let download = role.download else {
+                prepareSink()
+                return
+            }
+            askDecision({ reply in task.session.downloadResponseDisposition(for: download, response: response, reply: reply) },
+                        then: { $0.applyDownloadDisposition($1) })
             return
         }
         askDecision({ reply in
@@ -131,6 +137,18 @@ extension TaskTransfer {
             prepareSink()
         }
         // A part's head may have come with more of the body, held until now.
+        takeHeldPartBytes()
+        perform(machine.decisionsSettled())
+    }
+
+    private func applyDownloadDisposition(_ disposition: ResponseDisposition) {
+        guard machine.decisionAnswered() else { return }
+        if disposition == .cancel {
+            fail(.cancelled(task.originalRequest.url))
+            return
+        }
+        prepareSink()
+        // A multipart response's first head may have come with more of the body, held until now.
         takeHeldPartBytes()
         perform(machine.decisionsSettled())
     }

@@ -382,4 +382,57 @@ struct GatewayDecisionTests {
             }
         }
     }
+
+    @Test("the response head (LC-05, LC-08): a job that asks waits with status and headers before storing a byte; allow stores the content, cancel cancels at once, become_download turns a data job into a download, and is refused for a download")
+    func responseDecisions() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let url = fixture.origin.url("/bytes/50000")
+            let id = try await client.submit(Self.job(url, decisions: ["response": "ask"]))
+            let view = try await Self.waitForDecision(client, id)
+            let decision = Self.decision(view)
+            #expect(decision["kind"] as? String == "response")
+            #expect(decision["url"] as? String == url)
+            let head = decision["response"] as? [String: Any] ?? [:]
+            #expect(head["status"] as? Int == 200)
+            #expect((head["headers"] as? [String: String])?["content-length"] == "50000", "\(head)")
+            #expect((view["progress"] as? [String: Any])?["bytes_done"] as? Int == 0, "nothing stored before the answer")
+            // A download cannot become one.
+            let unfit = try await Self.answer(client, id, ["disposition": "become_download"])
+            #expect(unfit.status == 422, "\(unfit.text)")
+            let wrongKind = try await Self.answer(client, id, ["disposition": "follow"])
+            #expect(wrongKind.status == 422)
+            #expect((try await Self.answer(client, id, ["disposition": "allow"])).status == 200)
+            let done = try await client.waitForState(id, ["succeeded", "failed", "cancelled"])
+            #expect(done["state"] as? String == "succeeded", "\(done)")
+            #expect((done["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(50000))
+
+            let cancelled = try await client.submit(Self.job(url, decisions: ["response": "ask"]))
+            _ = try await Self.waitForDecision(client, cancelled)
+            let answered = try await Self.answer(client, cancelled, ["disposition": "cancel"])
+            #expect(answered["state"] as? String == "cancelled", "\(answered.text)")
+
+            var data = Self.job(fixture.origin.url("/bytes/700"), decisions: ["response": "ask"])
+            data["kind"] = "data"
+            let dataJob = try await client.submit(data)
+            _ = try await Self.waitForDecision(client, dataJob)
+            let converted = try await Self.answer(client, dataJob, ["disposition": "become_download"])
+            #expect(converted.status == 200, "\(converted.text)")
+            #expect(converted["kind"] as? String == "download")
+            let downloaded = try await client.waitForState(dataJob, ["succeeded", "failed", "cancelled"])
+            #expect(downloaded["state"] as? String == "succeeded", "\(downloaded)")
+            #expect(downloaded["kind"] as? String == "download")
+            #expect((downloaded["result"] as? [String: Any])?["sha256"] as? String == GatewayFixture.patternSHA256(700))
+        }
+    }
+
+    @Test("decisions.response must be ask or default")
+    func responseModeIsValidated() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let reply = try await client.post("/v1/jobs", json: Self.job(fixture.origin.url("/bytes/1"), decisions: ["response": "sometimes"]))
+            #expect(reply.status == 400)
+            #expect(reply.text.contains("decisions.response"), "\(reply.text)")
+        }
+    }
 }

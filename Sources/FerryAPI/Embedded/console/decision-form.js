@@ -1,5 +1,5 @@
 // The forms that answer a waiting job's decision (POST /v1/jobs/{id}/decision): a redirect's target
-// (follow, refuse, change to another URL, cancel), an authentication challenge (a username and password,
+// (follow, refuse, change to another URL, cancel), a response head (allow, cancel, become download), an authentication challenge (a username and password,
 // or a vault credential's id, or one of the other dispositions), a server's certificate (trust or reject,
 // after seeing the chain and its pins). The decision's id goes with the answer, so an answer meant for
 // an older decision is refused rather than applied to a new one.
@@ -13,6 +13,7 @@ export function decisionForm(job, shell, onAnswered) {
     redirect: ['follow', 'refuse', 'change', 'cancel'],
     auth_challenge: ['use_credential', 'perform_default_handling', 'continue_without_credential', 'reject_protection_space', 'cancel'],
     server_trust: ['trust', 'reject'],
+    response: job.kind === 'data' ? ['allow', 'cancel', 'become_download'] : ['allow', 'cancel'],
   }[decision.kind] ?? [];
   const choice = h('select', {id: 'decision-disposition', 'data-field': 'disposition'},
     dispositions.map((d) => h('option', {value: d}, d.replaceAll('_', ' '))));
@@ -62,6 +63,15 @@ function what(decision) {
         ['Status', String(decision.response?.status ?? '')],
         ['From', decision.response?.url],
       ]);
+    case 'response':
+      return h('div', {},
+        facts([
+          ['From', h('code', {id: 'decision-target'}, decision.url ?? '')],
+          ['Status', String(decision.response?.status ?? '')],
+        ]),
+        h('h3', {}, 'Headers'),
+        h('pre', {id: 'decision-headers'},
+          Object.entries(decision.response?.headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n')));
     case 'auth_challenge': {
       const space = decision.protection_space ?? {};
       return facts([

@@ -12,7 +12,7 @@ export function submitPage(view, shell) {
   const priority = h('input', {id: 'submit-priority', type: 'number', 'data-field': 'priority', step: '1', placeholder: '0'});
   const checksum = h('input', {id: 'submit-sha256', type: 'text', 'data-field': 'checksum.sha256', spellcheck: 'false', placeholder: '64 hex digits'});
   const callback = h('input', {id: 'submit-callback', type: 'text', 'data-field': 'callback.url', spellcheck: 'false', placeholder: 'https://hooks.example.org/ferry'});
-  const asks = ['redirect', 'auth_challenge', 'server_trust'].map((kind) =>
+  const asks = ['redirect', 'auth_challenge', 'server_trust', 'response'].map((kind) =>
     h('input', {type: 'checkbox', id: `submit-ask-${kind}`, 'data-field': `decisions.${kind}`, value: kind}));
   const form = h('form', {id: 'submit-form', class: 'card', novalidate: true},
     field('URL', url),
