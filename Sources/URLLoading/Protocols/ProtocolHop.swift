@@ -7,15 +7,15 @@ final class ProtocolHop: @unchecked Sendable {
     private(set) var instance: (any TransferProtocol)?
     private weak var transfer: TaskTransfer?
     private var waiting: [ProtocolReport] = []
-    private(set) var isStopped = false
+    private var isStopped = false
     /// The space of the challenge the delegate is being asked about, until it is answered or withdrawn.
     var pendingChallenge: ProtectionSpace?
     /// The transfer is taking this hop's reports now.
     var isBeingTaken = false
-    let url: URL
+    private let url: URL
     private let startedAt = Date()
     private var responseStartedAt: Date?
-    private(set) var bodyBytes: Int64 = 0
+    private var bodyBytes: Int64 = 0
 
     init(url: URL, transfer: TaskTransfer) {
         self.url = url
