@@ -86,6 +86,14 @@ struct TransferDriverStateMachineTests {
         #expect(transfer.machine.nextHop == nil)
     }
 
+    @Test("a redirect to a scheme a custom protocol loads is followed (PR-04, PR-06)")
+    func redirectToCustomProtocol() {
+        let transfer = runningTransfer()
+        let memo = TransferRequest(url: URL(string: "memo:///notes/today")!)
+        #expect(transfer.machine.follow(memo, redirectedBy: response(301), of: TransferRequest(url: url), loadedByProtocol: true) == nil)
+        #expect(transfer.machine.nextHop == .follow(memo, resendsBody: false))
+    }
+
     @Test("no more redirects than the session allows (RD-04)")
     func redirectLimit() {
         let transfer = runningTransfer(maximumRedirects: 1)

@@ -135,6 +135,15 @@ struct TransferCaching {
         return .serve(HTTPCacheRules.partialContent(from: served, range: range, length: length), part, .hit, revalidation: nil)
     }
 
+    /// A hop a custom protocol loads: the cache neither answers nor stores it (PR-04; the protocol
+    /// keeps its own), and what an earlier hop planned is forgotten.
+    mutating func hopBypassesCache() {
+        validating = nil
+        fallback = nil
+        capture = .none
+        hopRequest = nil
+    }
+
     var hasFallback: Bool { fallback != nil }
 
     /// The stored entry that answers in place of the hop's failure or error status, as `stale`

@@ -25,6 +25,9 @@ public struct TransferRequest: Sendable, Equatable, Codable {
     /// The page this request is made for; with the `onlyFromMainDocumentDomain` accept policy, only
     /// responses from its site may set cookies, and SameSite cookies stay on their site (CK-05).
     public var mainDocumentURL: URL?
+    /// Values custom protocols keep on the request (PR-05), read and written through
+    /// `TransferProtocol.property(forKey:in:)` and `setProperty(_:forKey:in:)`. Never sent.
+    public var protocolProperties: [String: String] = [:]
 
     public init(
         url: URL,
@@ -55,6 +58,7 @@ public struct TransferRequest: Sendable, Equatable, Codable {
         case cachePolicy = "cache_policy"
         case httpShouldHandleCookies = "http_should_handle_cookies"
         case mainDocumentURL = "main_document_url"
+        case protocolProperties = "protocol_properties"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -73,6 +77,7 @@ public struct TransferRequest: Sendable, Equatable, Codable {
             cachePolicy: try container.decodeIfPresent(RequestCachePolicy.self, forKey: .cachePolicy),
             httpShouldHandleCookies: try container.decodeIfPresent(Bool.self, forKey: .httpShouldHandleCookies) ?? true,
             mainDocumentURL: try container.decodeIfPresent(String.self, forKey: .mainDocumentURL).flatMap(URL.init(string:)))
+        protocolProperties = try container.decodeIfPresent([String: String].self, forKey: .protocolProperties) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -86,6 +91,7 @@ public struct TransferRequest: Sendable, Equatable, Codable {
         try container.encodeIfPresent(cachePolicy, forKey: .cachePolicy)
         if !httpShouldHandleCookies { try container.encode(false, forKey: .httpShouldHandleCookies) }
         try container.encodeIfPresent(mainDocumentURL?.absoluteString, forKey: .mainDocumentURL)
+        if !protocolProperties.isEmpty { try container.encode(protocolProperties, forKey: .protocolProperties) }
     }
 
     public static let defaultPriority: Float = 0.5

@@ -178,6 +178,17 @@ public final class Session: Sendable {
         return nil
     }
 
+    /// Whether to load a custom protocol's canonical form of a request (PR-13, RD-06): now when there
+    /// is no delegate (follow it), else nil and `reply` later.
+    func canonicalRequestDecision(
+        for task: SessionTask, canonical: TransferRequest, original: TransferRequest,
+        reply: @escaping @Sendable (RedirectDisposition) -> Void
+    ) -> RedirectDisposition? {
+        guard let delegate else { return .follow(canonical) }
+        Task { reply(await delegate.session(self, task: task, willSendCanonicalRequest: canonical, insteadOf: original)) }
+        return nil
+    }
+
     /// The response disposition now when there is no delegate, else nil and `reply` later (LC-08).
     /// `afterEarlierEvents`: ask only once the delegate has heard the task's events so far, as for a
     /// later part of a multipart response, whose question must come after the part before's data (LC-10).

@@ -161,6 +161,14 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// The cache policy of requests that name none (SES-26, CA-05).
     public var requestCachePolicy: RequestCachePolicy = .useProtocolCachePolicy
 
+    /// Custom protocols of this session's tasks (PR-08), asked in this order before the ones
+    /// registered for the whole process and before the built-in schemes (PR-04).
+    public var protocolClasses: [any TransferProtocol.Type] {
+        get { protocolTypes.types }
+        set { protocolTypes = ProtocolTypeList(types: newValue) }
+    }
+    private var protocolTypes = ProtocolTypeList(types: [])
+
     private init(kind: Kind, credentialStorage: any CredentialStorage) {
         self.kind = kind
         self.storage = CredentialStorageReference(storage: credentialStorage)
@@ -209,6 +217,15 @@ private struct MetricsFactoryReference: @unchecked Sendable, Equatable {
     }
 
     static func == (lhs: MetricsFactoryReference, rhs: MetricsFactoryReference) -> Bool { lhs.identity === rhs.identity }
+}
+
+/// Protocol types compared by identity, so configurations stay `Equatable`.
+private struct ProtocolTypeList: Sendable, Equatable {
+    let types: [any TransferProtocol.Type]
+
+    static func == (lhs: ProtocolTypeList, rhs: ProtocolTypeList) -> Bool {
+        lhs.types.map(ObjectIdentifier.init) == rhs.types.map(ObjectIdentifier.init)
+    }
 }
 
 /// A credential storage compared by identity, so configurations stay `Equatable`.

@@ -32,6 +32,12 @@ public protocol SessionDelegate: AnyObject, Sendable {
     // Decisions.
     func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
                  newRequest: TransferRequest) async -> RedirectDisposition
+    /// A custom protocol puts the task's request in canonical form (PR-13): the seeds' redirect with a
+    /// nil redirect response (RD-06), asked before the hop starts. `.follow` loads the canonical
+    /// request (or the one given instead), `.refuse` the request as it was, `.cancel` cancels the
+    /// task. Default: follow. Kept apart from `willPerformRedirection`, whose response is never nil.
+    func session(_ session: Session, task: SessionTask, willSendCanonicalRequest canonical: TransferRequest,
+                 insteadOf request: TransferRequest) async -> RedirectDisposition
     func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition
     /// Whether a download task's response is put to the delegate (the method below) before any byte
     /// of it is written. Default: false, and downloads go ahead without a question, as in the seeds.
@@ -80,6 +86,8 @@ extension SessionDelegate {
     public var receivesTaskEvents: Bool { true }
     public func session(_ session: Session, task: SessionTask, willPerformRedirection response: TransferResponse,
                         newRequest: TransferRequest) async -> RedirectDisposition { .follow(newRequest) }
+    public func session(_ session: Session, task: SessionTask, willSendCanonicalRequest canonical: TransferRequest,
+                        insteadOf request: TransferRequest) async -> RedirectDisposition { .follow(canonical) }
     public func session(_ session: Session, dataTask: DataTask, didReceive response: TransferResponse) async -> ResponseDisposition {
         .allow
     }

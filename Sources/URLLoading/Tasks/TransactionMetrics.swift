@@ -2,7 +2,8 @@ import Foundation
 
 /// What one request of a task cost on the wire: one hop through curl (the first request, each
 /// redirect, each authentication round). A response served from the cache, or a `data:` URL, has
-/// no transaction: no request left the process.
+/// no transaction: no request left the process. A hop a custom protocol loaded has one with its
+/// times, status and body size only, named by its scheme (PR-04).
 ///
 /// Times are offsets from `fetchStart` and cumulative, as curl measures them: `secureConnectionEnd`
 /// includes the name lookup and the TCP connect before it. A phase a reused connection skipped is nil.

@@ -32,7 +32,8 @@ extension TaskTransfer: CurlTransferEvents {
         }
     }
 
-    private func write(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
+    /// Body bytes to the sink, unless it cannot take them yet (`.pause`: the transfer resumes once it can).
+    func write(_ bytes: UnsafeRawBufferPointer) -> CurlTransfer.Verdict {
         if sinkFellBehind() {
             machine.consumerFellBehind()
             return .pause

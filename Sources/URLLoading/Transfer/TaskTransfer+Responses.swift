@@ -53,19 +53,23 @@ extension TaskTransfer {
             fail(TransferError(.redirectToUnsupportedURL, "the server redirected to an unsupported location: \(location)",
                                failingURL: request.url))
         case .redirect(let proposed):
-            guard machine.mayRedirect else {
-                fail(TransferError(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects",
-                                   failingURL: request.url))
-                return
-            }
-            askDecision({ reply in task.session.redirectDecision(for: task, response: response, proposed: proposed, reply: reply) },
-                        then: { $0.applyRedirect($1, response: response) })
+            askRedirect(to: proposed, after: response)
         }
+    }
+
+    /// Asks the caller whether to follow a redirect to `proposed` (RD-02), within the limit (RD-05).
+    func askRedirect(to proposed: TransferRequest, after response: TransferResponse) {
+        guard machine.mayRedirect else {
+            fail(TransferError(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects", failingURL: request.url))
+            return
+        }
+        askDecision({ reply in task.session.redirectDecision(for: task, response: response, proposed: proposed, reply: reply) },
+                    then: { $0.applyRedirect($1, response: response) })
     }
 
     /// Asks the caller a decision through the session: applied at once when the session answers now
     /// (it has no delegate), else when the answer arrives, with the hop held until then (AU-21, LC-16).
-    private func askDecision<Answer: Sendable>(
+    func askDecision<Answer: Sendable>(
         _ ask: (_ reply: @escaping @Sendable (Answer) -> Void) -> Answer?,
         then apply: @escaping @Sendable (TaskTransfer, Answer) -> Void
     ) {
@@ -85,7 +89,7 @@ extension TaskTransfer {
             deliverFinalResponse(response)
             perform(machine.decisionsSettled())
         case .follow(let next):
-            if let refused = machine.follow(next, redirectedBy: response, of: request) {
+            if let refused = machine.follow(next, redirectedBy: response, of: request, loadedByProtocol: customLoader(for: next) != nil) {
                 fail(refused)
                 return
             }

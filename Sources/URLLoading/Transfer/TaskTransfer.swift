@@ -43,6 +43,10 @@ final class TaskTransfer: @unchecked Sendable {
     var localBody: LocalBody?
     // Authentication challenges (AU-08 ... AU-25).
     var authentication: TaskAuthentication
+    /// The hop a custom protocol loads instead of curl (PR-04), while it runs.
+    var protocolHop: ProtocolHop?
+    /// The request the delegate settled on when a protocol offered its canonical form (RD-06): not asked again.
+    var settledCanonicalRequest: TransferRequest?
     /// The parts of a multipart/x-mixed-replace response, each delivered as a response (LC-10, LG-05).
     var multipart: MultipartReplaceParser?
     /// The rest of a write whose part head is being decided on (its disposition), taken once answered.
@@ -81,7 +85,8 @@ final class TaskTransfer: @unchecked Sendable {
             finish(error: error)
             return
         }
-        if request.url.scheme?.lowercased() == "data" {
+        // A custom protocol that takes data: URLs loads them in `startHop` (PR-04).
+        if request.url.scheme?.lowercased() == "data", customLoader(for: request) == nil {
             runDataURL()
         } else if let source = resumption.source {
             reopenPartialFile(of: source)
@@ -97,6 +102,10 @@ final class TaskTransfer: @unchecked Sendable {
         localBody = nil
         multipart = nil
         heldPartBytes = Data()
+        if let loader = customLoader(for: request) {
+            startProtocolHop(loader)
+            return
+        }
         let sent: TransferRequest
         switch caching.plan(for: request, eligible: body == nil && resumption.source == nil) {
         case .serve(let entry, let body, let status, let revalidation):
@@ -148,7 +157,11 @@ final class TaskTransfer: @unchecked Sendable {
             // What to do with body bytes is answered in the write callback itself.
             break
         case .applyPause(let pause):
-            curl.hold(receiving: pause.contains(.receive), sending: pause.contains(.send))
+            if protocolHop != nil {
+                takeProtocolReports()
+            } else {
+                curl.hold(receiving: pause.contains(.receive), sending: pause.contains(.send))
+            }
         case .deliverResponse:
             // ftp and file transfers with an empty body never reached the write callback.
             deliverNonHTTPResponse(bodyStarted: false)
@@ -301,6 +314,7 @@ final class TaskTransfer: @unchecked Sendable {
     /// file is computed, off the loop.
     func finish(error: TransferError?) {
         guard machine.finish() else { return }
+        endProtocolHop(statusCode: hopResponse?.statusCode, outcome: .stopped)
         guard let failure = error, failure.code != .cancelled || role.download?.producesResumeDataOnCancel == true else {
             complete(error, resumeData: nil)
             return

@@ -215,12 +215,13 @@ struct TransferStateMachine {
     }
 
     /// Checks a redirect the caller chose to follow (RD-01, RD-05): the answer is nil when it is
-    /// followed once the hop ends, else the error the task fails with.
+    /// followed once the hop ends, else the error the task fails with. Only http(s) is followed,
+    /// unless a custom protocol loads the next request (PR-04).
     mutating func follow(
-        _ next: TransferRequest, redirectedBy response: TransferResponse, of request: TransferRequest
+        _ next: TransferRequest, redirectedBy response: TransferResponse, of request: TransferRequest, loadedByProtocol: Bool = false
     ) -> TransferError? {
         let scheme = next.url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        guard loadedByProtocol || scheme == "http" || scheme == "https" else {
             return TransferError(.redirectToUnsupportedURL, "redirect to an unsupported URL: \(next.url.absoluteString)",
                                  failingURL: request.url)
         }
