@@ -15,6 +15,7 @@ let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "s
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let openAPIRuntime: Target.Dependency = .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
 
 let package = Package(
     name: "Ferry",
@@ -40,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -70,7 +72,7 @@ let package = Package(
         // A swift-openapi-runtime ClientTransport on the engine, for clients swift-openapi-generator makes.
         .target(
             name: "URLLoadingOpenAPI",
-            dependencies: ["URLLoading", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+            dependencies: ["URLLoading", httpTypes, openAPIRuntime]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(
@@ -86,9 +88,16 @@ let package = Package(
                 crypto,
             ]
         ),
+        // The typed client of ferryd's API, generated at build time by swift-openapi-generator from
+        // Sources/FerryClient/openapi.json, a symlink to the document's one copy in FerryAPI/Embedded.
+        .target(
+            name: "FerryClient",
+            dependencies: [openAPIRuntime, httpTypes],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .executableTarget(
             name: "ferry",
-            dependencies: ["URLLoading", argumentParser]
+            dependencies: ["URLLoading", "URLLoadingOpenAPI", "FerryClient", openAPIRuntime, httpTypes, argumentParser]
         ),
         // The gateway, in layers whose dependencies draw the architecture (README, "Layout"): a wrong
         // arrow does not compile.
@@ -200,13 +209,17 @@ let package = Package(
                 // swift-metrics' recording backend, to read what the engine recorded.
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 "URLLoadingOpenAPI",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                openAPIRuntime,
                 httpTypes,
             ]
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["URLLoadingTestSupport", "FerrydTestSupport"]
+            dependencies: [
+                "URLLoadingTestSupport", "FerrydTestSupport",
+                // The generated client against a real ferryd: it decodes what ferryd answers.
+                "FerryClient", "URLLoadingOpenAPI", openAPIRuntime,
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
