@@ -16,8 +16,6 @@ struct GatewayConnection: Sendable {
     let session: Session
     /// With `-v`: where each request and response status is printed, the key redacted.
     let log: Console?
-    /// The generated client, sending through `session` (`URLLoadingTransport`).
-    let client: Client
 
     /// Problem documents are small; a larger error body is not one worth reading whole.
     static let maximumErrorBody = 64 * 1024
@@ -31,19 +29,26 @@ struct GatewayConnection: Sendable {
         self.apiKey = apiKey
         self.session = session
         self.log = log
-        client = Client(
+    }
+
+    /// The generated client, sending through `session` (`URLLoadingTransport`) with the key, and
+    /// `Prefer: preference` when given; `-v` sees the request as sent.
+    func client(preferring preference: String? = nil) -> Client {
+        let prefer: [any ClientMiddleware] = preference.map { [PreferHeaderMiddleware(preference: $0)] } ?? []
+        return Client(
             serverURL: baseURL, configuration: Configuration(dateTranscoder: Self.dateTranscoder),
             transport: URLLoadingTransport(session: session),
-            middlewares: [BearerAuthentication(apiKey: apiKey), GatewayExchangeMiddleware(log: log)])
+            middlewares: [BearerAuthentication(apiKey: apiKey)] + prefer + [GatewayExchangeMiddleware(log: log)])
     }
 
     /// Runs one operation of the generated client; returns its output and the reply's body as
     /// received (for `--json`). A refusal, an unreachable server and an answer that is not `what`
     /// the API documents each become the matching `GatewayFailure`.
     func call<Output: Sendable>(
-        what: String, _ operation: @Sendable (Client) async throws -> Output
+        what: String, preferring preference: String? = nil, _ operation: @Sendable (Client) async throws -> Output
     ) async throws(GatewayFailure) -> (output: Output, body: Data) {
         let body = GatewayExchangeMiddleware.ReplyBody()
+        let client = client(preferring: preference)
         do {
             let output = try await GatewayExchangeMiddleware.$replyBody.withValue(body) { try await operation(client) }
             return (output, body.data.withLock { $0 })

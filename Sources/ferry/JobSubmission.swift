@@ -28,8 +28,8 @@ enum JobSubmission {
         _ job: Submission, wait: Bool, on connection: GatewayConnection, console: Console, command: some GatewayCommand
     ) async throws(GatewayFailure) {
         let prefer = wait ? "wait=\(preferredWaitSeconds)" : nil
-        let (output, body) = try await connection.call(what: "a job") {
-            try await $0.submitJob(headers: .init(prefer: prefer), body: .json(job))
+        let (output, body) = try await connection.call(what: "a job", preferring: prefer) {
+            try await $0.submitJob(body: .json(job))
         }
         let submitted: GatewayJob
         switch output {
