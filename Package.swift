@@ -16,6 +16,7 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
+let openAPIRuntime: Target.Dependency = .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
 
 let package = Package(
     name: "Ferry",
@@ -44,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // OTLP over HTTP only: the gRPC exporter's packages would double the build for nothing ferryd needs.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
     ],
     targets: [
         // libcurl through pkg-config; shim.h holds the typed wrappers Swift needs for variadic curl calls.
@@ -74,7 +76,7 @@ let package = Package(
         // A swift-openapi-runtime ClientTransport on the engine, for clients swift-openapi-generator makes.
         .target(
             name: "URLLoadingOpenAPI",
-            dependencies: ["URLLoading", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+            dependencies: ["URLLoading", httpTypes, openAPIRuntime]
         ),
         // In-process origin, proxy and SOCKS servers (and an FTP launcher) for tests; loopback only.
         .target(
@@ -90,9 +92,16 @@ let package = Package(
                 crypto,
             ]
         ),
+        // The typed client of ferryd's API, generated at build time by swift-openapi-generator from
+        // Sources/FerryClient/openapi.json, a symlink to the document's one copy in FerryAPI/Embedded.
+        .target(
+            name: "FerryClient",
+            dependencies: [openAPIRuntime, httpTypes],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .executableTarget(
             name: "ferry",
-            dependencies: ["URLLoading", argumentParser]
+            dependencies: ["URLLoading", "URLLoadingOpenAPI", "FerryClient", openAPIRuntime, httpTypes, argumentParser]
         ),
         // The gateway, in layers whose dependencies draw the architecture (README, "Layout"): a wrong
         // arrow does not compile.
@@ -204,13 +213,17 @@ let package = Package(
                 // swift-metrics' recording backend, to read what the engine recorded.
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 "URLLoadingOpenAPI",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                openAPIRuntime,
                 httpTypes,
             ]
         ),
         .testTarget(
             name: "FerryCLITests",
-            dependencies: ["URLLoadingTestSupport", "FerrydTestSupport"]
+            dependencies: [
+                "URLLoadingTestSupport", "FerrydTestSupport",
+                // The generated client against a real ferryd: it decodes what ferryd answers.
+                "FerryClient", "URLLoadingOpenAPI", openAPIRuntime,
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

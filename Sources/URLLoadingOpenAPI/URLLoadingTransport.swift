@@ -40,7 +40,7 @@ public struct URLLoadingTransport: ClientTransport {
 
     /// The base URL with the request's path and query after its own (a base of
     /// `https://host/api` and a path of `/v1/jobs?limit=5` give `https://host/api/v1/jobs?limit=5`).
-    static func url(of request: HTTPRequest, baseURL: URL) throws -> URL {
+    public static func url(of request: HTTPRequest, baseURL: URL) throws -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
             let path = URLComponents(string: request.path ?? "")
         else { throw TransportError.invalidURL(base: baseURL.absoluteString, path: request.path ?? "") }

@@ -50,11 +50,12 @@ enum JobEventStreamRoute {
         "id: \(id)\nevent: \(type)\ndata: \(data)\n\n"
     }
 
+    /// A job as ferryd writes it, conforming to the API document (a client may decode it strictly).
     private static func job(_ id: String, state: String, done: Int) -> String {
         let result = state == "succeeded" ? #","result":{"size":1000,"sha256":"\#(String(repeating: "0", count: 64))"}"# : ""
         return #"{"id":"\#(id)","kind":"download","state":"\#(state)","attempt":1,"max_attempts":3,"priority":0,"#
-            + #""created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:01Z","#
+            + #""created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:01.000Z","#
             + #""request":{"url":"http://files.invalid/a.bin","method":"GET","headers":{}},"#
-            + #""progress":{"bytes_done":\#(done),"bytes_expected":1000,"rate":null}\#(result)}"#
+            + #""progress":{"bytes_done":\#(done),"bytes_expected":1000}\#(result)}"#
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import Foundation
 
 /// `ferry admin ...`: what the gateway's admin key may do.
@@ -32,33 +33,14 @@ struct CreateTenantCommand: GatewayCommand {
     @OptionGroup(title: "Gateway options")
     var gateway: GatewayOptions
 
-    private struct NewTenant: Encodable {
-        var name: String
-        var maxRunningJobs: Int?
-        var maxQueuedJobs: Int?
-        enum CodingKeys: String, CodingKey {
-            case name
-            case maxRunningJobs = "max_running_jobs"
-            case maxQueuedJobs = "max_queued_jobs"
-        }
-    }
-
-    private struct Tenant: Decodable {
-        var id: String
-        var name: String
-        var apiKey: String
-        enum CodingKeys: String, CodingKey {
-            case id, name
-            case apiKey = "api_key"
-        }
-    }
-
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
-        let body = NewTenant(name: name, maxRunningJobs: maxRunningJobs, maxQueuedJobs: maxQueuedJobs)
-        let reply = try await connection.send("POST", "/v1/admin/tenants", json: body)
-        if gateway.json { return printJSON(reply.body) }
-        let tenant = try GatewayConnection.decode(Tenant.self, from: reply.body, what: "a new tenant")
-        printText("id:       \(tenant.id)\nname:     \(tenant.name)\napi key:  \(tenant.apiKey)")
+        let tenant = Components.Schemas.NewTenant(name: name, maxRunningJobs: maxRunningJobs, maxQueuedJobs: maxQueuedJobs)
+        let (output, body) = try await connection.call(what: "a new tenant") { try await $0.createTenant(body: .json(tenant)) }
+        guard case .created(let created) = output, let created = try? created.body.json else {
+            throw GatewayFailure.unexpectedAnswer("a new tenant")
+        }
+        if gateway.json { return printJSON(body) }
+        printText("id:       \(created.value1.id)\nname:     \(created.value1.name)\napi key:  \(created.value2.apiKey)")
         console.printLines("ferry: the API key is shown only this once: store it now")
     }
 }

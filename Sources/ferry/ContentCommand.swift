@@ -8,6 +8,9 @@ import URLLoading
 /// only for a 2xx: FILE never holds a partial body or the gateway's problem document (DL-02, DL-03,
 /// DL-05). For a refusal, the problem document the engine wrote to its temporary file is read back
 /// before the engine deletes it, so the failure line has the gateway's code and detail.
+///
+/// The engine's download task does this; the generated client would pass the body through memory
+/// chunk by chunk and without the progress the bar shows, so this command does not use it.
 struct ContentCommand: GatewayCommand {
     static let configuration = CommandConfiguration(
         commandName: "content",

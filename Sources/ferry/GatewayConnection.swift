@@ -1,8 +1,13 @@
+import FerryClient
 import Foundation
+import OpenAPIRuntime
 import URLLoading
+import URLLoadingOpenAPI
 
-/// One ferryd's API, through Ferry's own engine: builds authenticated requests, sends them, and turns
-/// every refusal into a `GatewayFailure` carrying the problem document's words.
+/// One ferryd's API, through Ferry's own engine: the client generated from the API's OpenAPI
+/// document for the JSON operations, and authenticated engine requests for the three that stream
+/// (a job's event stream, its content to a file, a blob from a file), each of which turns every
+/// refusal into a `GatewayFailure` carrying the problem document's words.
 struct GatewayConnection: Sendable {
     /// The server's URL without a trailing slash; API paths (`/v1/...`) are appended to it, so a
     /// gateway behind a path prefix works too.
@@ -12,30 +17,63 @@ struct GatewayConnection: Sendable {
     /// With `-v`: where each request and response status is printed, the key redacted.
     let log: Console?
 
-    /// A reply with a 2xx status.
-    struct Reply: Sendable {
-        let response: TransferResponse
-        let body: Data
-    }
-
     /// Problem documents are small; a larger error body is not one worth reading whole.
     static let maximumErrorBody = 64 * 1024
 
-    func url(_ path: String, query: [URLQueryItem] = []) -> URL {
+    /// How the API writes timestamps (RFC 3339 with fractional seconds), for the client and for the
+    /// JSON this file decodes itself.
+    static let dateTranscoder: ISO8601DateTranscoder = .iso8601WithFractionalSeconds
+
+    init(baseURL: URL, apiKey: String, session: Session, log: Console?) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.session = session
+        self.log = log
+    }
+
+    /// The generated client, sending through `session` (`URLLoadingTransport`) with the key, and
+    /// `Prefer: preference` when given; `-v` sees the request as sent.
+    func client(preferring preference: String? = nil) -> Client {
+        let prefer: [any ClientMiddleware] = preference.map { [PreferHeaderMiddleware(preference: $0)] } ?? []
+        return Client(
+            serverURL: baseURL, configuration: Configuration(dateTranscoder: Self.dateTranscoder),
+            transport: URLLoadingTransport(session: session),
+            middlewares: [BearerAuthentication(apiKey: apiKey)] + prefer + [GatewayExchangeMiddleware(log: log)])
+    }
+
+    /// Runs one operation of the generated client; returns its output and the reply's body as
+    /// received (for `--json`). A refusal, an unreachable server and an answer that is not `what`
+    /// the API documents each become the matching `GatewayFailure`.
+    func call<Output: Sendable>(
+        what: String, preferring preference: String? = nil, _ operation: @Sendable (Client) async throws -> Output
+    ) async throws(GatewayFailure) -> (output: Output, body: Data) {
+        let body = GatewayExchangeMiddleware.ReplyBody()
+        let client = client(preferring: preference)
+        do {
+            let output = try await GatewayExchangeMiddleware.$replyBody.withValue(body) { try await operation(client) }
+            return (output, body.data.withLock { $0 })
+        } catch let error as ClientError {
+            switch error.underlyingError {
+            case let failure as GatewayFailure: throw failure
+            case let transfer as TransferError: throw GatewayFailure.unreachable(transfer)
+            default: throw GatewayFailure.unexpectedAnswer(what)
+            }
+        } catch {
+            throw GatewayFailure("\(error)")
+        }
+    }
+
+    func url(_ path: String) -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             return baseURL.appendingPathComponent(path)
         }
         components.percentEncodedPath += path
-        // Strictly escaped: a "+" left as is would reach some servers as a space.
-        components.percentEncodedQueryItems =
-            query.isEmpty ? nil : query.map { URLQueryItem(name: $0.name, value: $0.value.map(Self.segment)) }
         // The base URL was checked when the connection was made and the path is built from escaped
         // segments, so this cannot fail; the fallback keeps the compiler content without a `!`.
         return components.url ?? baseURL.appendingPathComponent(path)
     }
 
-    /// `text` as one path segment or query value: whatever the user typed cannot reach another route
-    /// (`../admin`) or add a parameter.
+    /// `text` as one path segment: whatever the user typed cannot reach another route (`../admin`).
     static func segment(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
@@ -43,35 +81,12 @@ struct GatewayConnection: Sendable {
     /// RFC 3986's unreserved characters, ASCII only (`.alphanumerics` would let other letters through).
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    func request(_ method: String, _ path: String, query: [URLQueryItem] = [], json: Data? = nil) -> TransferRequest {
-        var request = TransferRequest(url: url(path, query: query), method: method, body: json)
+    /// An authenticated engine request, for the operations that stream.
+    func request(_ method: String, _ path: String) -> TransferRequest {
+        var request = TransferRequest(url: url(path), method: method, body: nil)
         request.headers["Authorization"] = "Bearer \(apiKey)"
         request.headers["Accept"] = "application/json"
-        if json != nil { request.headers["Content-Type"] = "application/json" }
         return request
-    }
-
-    /// Sends `request` with its body in memory and returns the 2xx reply.
-    func send(_ request: TransferRequest) async throws(GatewayFailure) -> Reply {
-        logRequest(request)
-        let body: Data
-        let response: TransferResponse
-        do {
-            (body, response) = try await session.data(for: request)
-        } catch {
-            throw GatewayFailure.unreachable(error)
-        }
-        logResponse(response)
-        try Self.requireSuccess(response, body: body)
-        return Reply(response: response, body: body)
-    }
-
-    /// `send`, with the JSON body encoded from `value`.
-    func send(_ method: String, _ path: String, json value: some Encodable) async throws(GatewayFailure) -> Reply {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let body = try? encoder.encode(value) else { throw GatewayFailure("cannot encode the request body") }
-        return try await send(request(method, path, json: body))
     }
 
     /// Throws the gateway's refusal when `response` is not a 2xx.
@@ -79,10 +94,15 @@ struct GatewayConnection: Sendable {
         guard response.isSuccess else { throw GatewayFailure.refused(statusCode: response.statusCode ?? 0, body: body) }
     }
 
-    /// Decodes a reply's body as the `what` the API documents.
+    /// Decodes JSON of the streaming operations (an event's job, a stored blob) as the generated
+    /// types, with the client's dates.
     static func decode<Value: Decodable>(_ type: Value.Type, from body: Data, what: String) throws(GatewayFailure) -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try dateTranscoder.decode(try decoder.singleValueContainer().decode(String.self))
+        }
         do {
-            return try JSONDecoder().decode(type, from: body)
+            return try decoder.decode(type, from: body)
         } catch {
             throw GatewayFailure.unexpectedAnswer(what)
         }

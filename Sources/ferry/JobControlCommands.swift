@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import Foundation
 
 /// `ferry cancel|pause|resume ID`: one control request each, answered alike.
@@ -6,8 +7,8 @@ import Foundation
 /// A queued or paused job changes at once (200); a running one stops when its worker notices (202,
 /// `stop_requested`): the text says which, and `ferry watch` follows it to the end.
 protocol JobControlCommand: GatewayCommand {
-    /// The last segment of `POST /v1/jobs/{id}/<action>`.
-    static var action: String { get }
+    /// `POST /v1/jobs/{id}/<action>` through the generated client: the job as it is now.
+    static func control(_ id: String, on client: Client) async throws -> GatewayJob?
     var job: JobControlArguments { get }
 }
 
@@ -25,13 +26,14 @@ extension JobControlCommand {
     var gateway: GatewayOptions { job.gateway }
 
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
-        let reply = try await connection.send(connection.request("POST", JobPaths.control(id, Self.action)))
-        if gateway.json { return printJSON(reply.body) }
-        let job = try GatewayConnection.decode(GatewayJob.self, from: reply.body, what: "a job")
+        let id = id
+        let (output, body) = try await connection.call(what: "a job") { try await Self.control(id, on: $0) }
+        guard let job = output else { throw GatewayFailure.unexpectedAnswer("a job") }
+        if gateway.json { return printJSON(body) }
         if let requested = job.stopRequested {
-            printText("job \(job.id): \(requested) requested; it stops when its worker notices (now \(job.state))")
+            printText("job \(job.id): \(requested.rawValue) requested; it stops when its worker notices (now \(job.state.rawValue))")
         } else {
-            printText("job \(job.id): \(job.state)")
+            printText("job \(job.id): \(job.state.rawValue)")
         }
     }
 }
@@ -39,7 +41,13 @@ extension JobControlCommand {
 struct CancelCommand: JobControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel", abstract: "Cancel a job: it stops and will not run again.")
-    static let action = "cancel"
+    static func control(_ id: String, on client: Client) async throws -> GatewayJob? {
+        switch try await client.cancelJob(path: .init(id: id)) {
+        case .ok(let changed): try? changed.body.json
+        case .accepted(let requested): try? requested.body.json
+        default: nil
+        }
+    }
 
     @OptionGroup var job: JobControlArguments
 }
@@ -47,7 +55,13 @@ struct CancelCommand: JobControlCommand {
 struct PauseCommand: JobControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause a job; `ferry resume` continues it where it stopped.")
-    static let action = "pause"
+    static func control(_ id: String, on client: Client) async throws -> GatewayJob? {
+        switch try await client.pauseJob(path: .init(id: id)) {
+        case .ok(let changed): try? changed.body.json
+        case .accepted(let requested): try? requested.body.json
+        default: nil
+        }
+    }
 
     @OptionGroup var job: JobControlArguments
 }
@@ -55,7 +69,13 @@ struct PauseCommand: JobControlCommand {
 struct ResumeCommand: JobControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Resume a paused job.")
-    static let action = "resume"
+    static func control(_ id: String, on client: Client) async throws -> GatewayJob? {
+        switch try await client.resumeJob(path: .init(id: id)) {
+        case .ok(let changed): try? changed.body.json
+        case .accepted(let requested): try? requested.body.json
+        default: nil
+        }
+    }
 
     @OptionGroup var job: JobControlArguments
 }

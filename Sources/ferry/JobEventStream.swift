@@ -4,6 +4,11 @@ import URLLoading
 /// Reads a Server-Sent Events stream of the gateway (`GET /v1/jobs/{id}/events`), reconnecting with
 /// `Last-Event-ID` when it drops, so that no state change is missed: the gateway replays the stored
 /// events after that id, then goes on live.
+///
+/// It asks the engine directly, not the generated client: the document gives the stream as
+/// `text/event-stream` with a description, not a schema of its events, so the client would hand
+/// over the same unparsed bytes, and the first 404 (an older ferryd, answered by polling) must stay
+/// a 404 here instead of becoming the failure every other refusal is.
 struct JobEventStream {
     let connection: GatewayConnection
     let path: String

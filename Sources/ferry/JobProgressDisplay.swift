@@ -1,3 +1,4 @@
+import FerryClient
 import Foundation
 
 /// What a command waiting for a job shows on standard error: a line for each state the job enters,
@@ -24,7 +25,7 @@ struct JobProgressDisplay {
     let console: Console
     /// Off with --json: standard error is then left to failures.
     let isEnabled: Bool
-    private var lastState: String?
+    private var lastState: Components.Schemas.JobState?
     private var figures: Figures?
 
     init(console: Console, isEnabled: Bool) {
@@ -39,9 +40,12 @@ struct JobProgressDisplay {
         guard isEnabled else { return }
         if job.state != lastState {
             lastState = job.state
-            console.printLines("job \(job.id): \(job.state)")
+            console.printLines("job \(job.id): \(job.state.rawValue)")
         }
-        show(Figures(bytesDone: job.progress.bytesDone, bytesExpected: job.progress.bytesExpected, rate: job.progress.rate))
+        show(
+            Figures(
+                bytesDone: Int64(job.progress.bytesDone), bytesExpected: job.progress.bytesExpected.map(Int64.init),
+                rate: job.progress.rate.map(Double.init)))
     }
 
     mutating func show(_ figures: Figures) {

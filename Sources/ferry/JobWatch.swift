@@ -1,3 +1,4 @@
+import FerryClient
 import Foundation
 
 /// Follows one job to its end (succeeded, failed or cancelled), showing its states and progress:
@@ -44,15 +45,21 @@ struct JobWatch {
 
     private func poll(display: inout JobProgressDisplay) async throws(GatewayFailure) -> Ending {
         while true {
-            let reply = try await connection.send(connection.request("GET", JobPaths.job(id)))
-            let job = try GatewayConnection.decode(GatewayJob.self, from: reply.body, what: "a job")
+            let (job, body) = try await Self.job(id, on: connection)
             display.show(job)
             if job.isTerminal {
                 display.finish()
-                return Ending(job: job, body: reply.body)
+                return Ending(job: job, body: body)
             }
             try? await Task.sleep(for: Self.pollInterval)
         }
+    }
+
+    /// `GET /v1/jobs/{id}`: the job, and its JSON as received.
+    static func job(_ id: String, on connection: GatewayConnection) async throws(GatewayFailure) -> (GatewayJob, Data) {
+        let (output, body) = try await connection.call(what: "a job") { try await $0.getJob(path: .init(id: id)) }
+        guard case .ok(let ok) = output, let job = try? ok.body.json else { throw GatewayFailure.unexpectedAnswer("a job") }
+        return (job, body)
     }
 
     /// Prints how the job ended, on standard output (its details, or its JSON with --json), and
@@ -60,12 +67,12 @@ struct JobWatch {
     static func report(_ ending: Ending, command: some GatewayCommand) throws(GatewayFailure) {
         if command.gateway.json { command.printJSON(ending.body) } else { command.printText(JobText.details(ending.job)) }
         switch ending.job.state {
-        case "succeeded": return
-        case "failed":
+        case .succeeded: return
+        case .failed:
             let reason = ending.job.error.map { ": \($0.code): \($0.message)" } ?? ""
             throw GatewayFailure("job \(ending.job.id) failed\(reason)", status: .jobUnsuccessful)
         default:
-            throw GatewayFailure("job \(ending.job.id) was \(ending.job.state)", status: .jobUnsuccessful)
+            throw GatewayFailure("job \(ending.job.id) was \(ending.job.state.rawValue)", status: .jobUnsuccessful)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import Foundation
 
 /// `ferry list`: the caller's jobs, newest first, every page of them.
@@ -29,14 +30,9 @@ struct ListCommand: GatewayCommand {
 
     mutating func validate() throws {
         if let pageSize, !(1...500).contains(pageSize) { throw ValidationError("--page-size must be 1 to 500 (got \(pageSize))") }
-    }
-
-    private struct Page: Decodable {
-        var jobs: [GatewayJob]
-        var nextCursor: String?
-        enum CodingKeys: String, CodingKey {
-            case jobs
-            case nextCursor = "next_cursor"
+        if let state, Components.Schemas.JobState(rawValue: state) == nil {
+            let states = Components.Schemas.JobState.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--state must be one of \(states) (got '\(state)')")
         }
     }
 
@@ -45,15 +41,14 @@ struct ListCommand: GatewayCommand {
         // The API's own objects, kept as received for --json.
         var rawJobs: [Any] = []
         var cursor: String?
+        // Checked in validate().
+        let state = state.flatMap(Components.Schemas.JobState.init(rawValue:))
         repeat {
-            var query: [URLQueryItem] = []
-            if let state { query.append(URLQueryItem(name: "state", value: state)) }
-            if let pageSize { query.append(URLQueryItem(name: "limit", value: String(pageSize))) }
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let reply = try await connection.send(connection.request("GET", JobPaths.jobs, query: query))
-            let page = try GatewayConnection.decode(Page.self, from: reply.body, what: "a page of jobs")
+            let query = Operations.ListJobs.Input.Query(state: state, limit: pageSize, cursor: cursor)
+            let (output, body) = try await connection.call(what: "a page of jobs") { try await $0.listJobs(query: query) }
+            guard case .ok(let ok) = output, let page = try? ok.body.json else { throw GatewayFailure.unexpectedAnswer("a page of jobs") }
             jobs += page.jobs
-            if gateway.json, let object = try? JSONSerialization.jsonObject(with: reply.body) as? [String: Any] {
+            if gateway.json, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
                 rawJobs += object["jobs"] as? [Any] ?? []
             }
             cursor = page.nextCursor

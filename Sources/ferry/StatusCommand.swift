@@ -14,8 +14,8 @@ struct StatusCommand: GatewayCommand {
     var gateway: GatewayOptions
 
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
-        let reply = try await connection.send(connection.request("GET", JobPaths.job(id)))
-        if gateway.json { return printJSON(reply.body) }
-        printText(JobText.details(try GatewayConnection.decode(GatewayJob.self, from: reply.body, what: "a job")))
+        let (job, body) = try await JobWatch.job(id, on: connection)
+        if gateway.json { return printJSON(body) }
+        printText(JobText.details(job))
     }
 }

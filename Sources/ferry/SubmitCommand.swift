@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import Foundation
 
 /// `ferry submit URL`: hands a transfer to the gateway, which runs it whether or not ferry waits.
@@ -31,7 +32,7 @@ struct SubmitCommand: GatewayCommand {
     var gateway: GatewayOptions
 
     mutating func validate() throws {
-        guard ["download", "data"].contains(kind) else {
+        guard [.download, .data].contains(JobSubmission.Submission.KindPayload(rawValue: kind)) else {
             throw ValidationError("--kind must be download or data (got '\(kind)'); for uploads use `ferry upload`")
         }
         do {
@@ -44,7 +45,9 @@ struct SubmitCommand: GatewayCommand {
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
         // Checked in validate(); parsed again here, where a usage error can no longer occur.
         let lines = (try? HeaderLine.parsing(headers)) ?? []
-        let job = JobSubmission(kind: kind, request: .init(url: url, headers: JobSubmission.headers(lines)))
-        try await job.submit(wait: wait, on: connection, console: console, command: self)
+        let job = JobSubmission.Submission(
+            kind: JobSubmission.Submission.KindPayload(rawValue: kind) ?? .download,
+            request: .init(url: url, headers: JobSubmission.headers(lines)))
+        try await JobSubmission.submit(job, wait: wait, on: connection, console: console, command: self)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import Foundation
 import URLLoading
 
@@ -46,22 +47,21 @@ struct UploadCommand: GatewayCommand {
     }
 
     /// `PUT /v1/blobs`'s answer.
-    private struct Blob: Decodable {
-        var id: String
-    }
-
     func perform(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) {
         let blob = try await store(on: connection, console: console)
         let lines = (try? HeaderLine.parsing(headers)) ?? []
-        let job = JobSubmission(
-            kind: "upload",
-            request: .init(url: destination, method: method, headers: JobSubmission.headers(lines), body: .init(blob: blob.id)))
-        try await job.submit(wait: wait, on: connection, console: console, command: self)
+        let job = JobSubmission.Submission(
+            kind: .upload,
+            request: .init(url: destination, method: method, headers: JobSubmission.headers(lines), body: .case3(.init(blob: blob.id))))
+        try await JobSubmission.submit(job, wait: wait, on: connection, console: console, command: self)
     }
 
     /// Streams the file to the gateway (UP-03: from disk, Content-Length from the file, Content-Type
     /// from its extension) and returns the blob it became.
-    private func store(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) -> Blob {
+    /// `PUT /v1/blobs` on the engine rather than the generated client: an upload task reads the file
+    /// as it sends it and reports its progress for the bar, which an `HTTPBody` handed to the client
+    /// would not.
+    private func store(on connection: GatewayConnection, console: Console) async throws(GatewayFailure) -> Components.Schemas.Blob {
         let request = connection.request("PUT", "/v1/blobs")
         let task: UploadTask
         do {
@@ -92,6 +92,6 @@ struct UploadCommand: GatewayCommand {
         }
         connection.logResponse(response)
         try GatewayConnection.requireSuccess(response, body: body)
-        return try GatewayConnection.decode(Blob.self, from: body, what: "a blob")
+        return try GatewayConnection.decode(Components.Schemas.Blob.self, from: body, what: "a blob")
     }
 }

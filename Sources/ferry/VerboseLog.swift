@@ -6,9 +6,16 @@ import URLLoading
 /// adds its own (Host, User-Agent, Content-Length, ...) which it does not report back.
 enum VerboseLog {
     static func request(_ request: TransferRequest) -> String {
-        var lines = ["> \(request.method) \(request.url.absoluteString)"]
-        lines += request.headers.map { "> \($0.name): \($0.value)" }
-        if let body = request.body { lines.append("> (body: \(body.count) bytes)") }
+        Self.request(
+            method: request.method, url: request.url.absoluteString, headers: request.headers.map { ($0.name, $0.value) },
+            bodyLength: request.body.map { Int64($0.count) })
+    }
+
+    /// A request as the generated API client sends it (ferry's gateway commands).
+    static func request(method: String, url: String, headers: [(name: String, value: String)], bodyLength: Int64?) -> String {
+        var lines = ["> \(method) \(url)"]
+        lines += headers.map { "> \($0.name): \($0.value)" }
+        if let bodyLength { lines.append("> (body: \(bodyLength) bytes)") }
         return lines.joined(separator: "\n")
     }
 
@@ -17,10 +24,14 @@ enum VerboseLog {
             let length = response.expectedContentLength.map { ", \($0) bytes" } ?? ""
             return "< \(response.url.scheme ?? "") response from \(response.url.absoluteString)\(length)"
         }
-        var lines = ["< \(response.httpVersion ?? "HTTP") \(statusCode)"]
-        lines += response.headers.map { "< \($0.name): \($0.value)" }
+        var lines = [Self.response(httpVersion: response.httpVersion, statusCode: statusCode, headers: response.headers.map { ($0.name, $0.value) })]
         if let status = response.cacheStatus { lines.append(cacheLine(status)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// An HTTP response's head; the generated API client's responses do not say their HTTP version.
+    static func response(httpVersion: String?, statusCode: Int, headers: [(name: String, value: String)]) -> String {
+        (["< \(httpVersion ?? "HTTP") \(statusCode)"] + headers.map { "< \($0.name): \($0.value)" }).joined(separator: "\n")
     }
 
     /// With --cache-dir: where the response came from.

@@ -3,6 +3,11 @@ import Foundation
 /// Checks a JSON value against a JSON Schema (2020-12, OpenAPI 3.1's dialect), with the keywords
 /// Ferry's OpenAPI document uses. A keyword it does not know is reported as an error rather than
 /// skipped, so the document cannot rely on a check that is not made.
+///
+/// Besides JSON Schema's keywords it checks one of Ferry's own, `x-ferry-absent`: the properties a
+/// view of a schema leaves out (a tenant's job has no `tenant`, a list of keys no `api_key`). JSON
+/// Schema says it with `not: {required: [...]}`, which swift-openapi-generator cannot read, so the
+/// document says it this way and other tools ignore it as an annotation.
 struct JSONSchemaValidator {
     /// The document `$ref`s point into (`#/components/schemas/Job`).
     let root: JSONValue
@@ -11,8 +16,11 @@ struct JSONSchemaValidator {
     static let checked: Set<String> = [
         "$ref", "type", "enum", "const", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
         "items", "minItems", "maxItems", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
-        "exclusiveMinimum", "exclusiveMaximum", "allOf", "anyOf", "oneOf", "not",
+        "exclusiveMinimum", "exclusiveMaximum", "allOf", "anyOf", "oneOf", "not", absentKeyword,
     ]
+
+    /// Ferry's keyword: the properties that must not be there.
+    static let absentKeyword = "x-ferry-absent"
 
     /// The formats `formatProblem` checks.
     static let formats: Set<String> = ["uuid", "date-time", "uri"]
@@ -125,6 +133,11 @@ struct JSONSchemaValidator {
                 }
             case "not":
                 if errors(value, against: argument, at: path).isEmpty { fail("matches \(argument.text), which it must not") }
+            case Self.absentKeyword:
+                guard let members = value.object else { continue }
+                for name in argument.array?.compactMap(\.string) ?? [] where members[name] != nil {
+                    fail("has '\(name)', which this view leaves out")
+                }
             default:
                 if !Self.annotations.contains(keyword) { fail("the schema keyword '\(keyword)' is not supported by this validator") }
             }

@@ -79,6 +79,17 @@ struct OpenAPIContractTests {
         #expect(Self.contract.violations(method: "DELETE", path: "/v1/jobs/x", status: 204, headers: [:], body: Data()) == [])
     }
 
+    @Test("a view that leaves a property out (x-ferry-absent) is caught when it shows it: a listed tenant's key")
+    func absentProperties() {
+        let tenant: [String: Any] = [
+            "id": "9a7b1f2e-3d4c-4b6a-8e9a-7b1f2e3d4c5b", "name": "acme", "created_at": "2026-11-23T06:46:19.123Z", "disabled": false,
+        ]
+        #expect(Self.violations("GET", "/v1/admin/tenants", 200, ["tenants": [tenant]]) == [])
+        let leaked = tenant.merging(["api_key": "ferry_x"]) { $1 }
+        #expect(!Self.violations("GET", "/v1/admin/tenants", 200, ["tenants": [leaked]]).isEmpty)
+        #expect(Self.violations("POST", "/v1/admin/tenants", 201, leaked) == [])
+    }
+
     @Test("problems: the document's shape, application/problem+json, and the status of the response")
     func problems() {
         let problem: [String: Any] = [
