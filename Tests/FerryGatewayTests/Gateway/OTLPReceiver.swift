@@ -1,7 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
-import ServiceLifecycle
 import Synchronization
 
 /// An OpenTelemetry collector's trace endpoint on loopback, as far as a test needs one: OTLP/HTTP
@@ -107,32 +105,8 @@ final class OTLPReceiver: Sendable {
             // An empty ExportTraceServiceResponse: everything accepted.
             return Response(status: .ok, headers: [.contentType: "application/x-protobuf"])
         }
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        let logger = Logger(label: "otlp-receiver")
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                port.yield(channel.localAddress?.port ?? 0)
-                port.finish()
-            },
-            logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let running = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let listening = await iterator.next(), listening > 0 else {
-            running.cancel()
-            throw TestFailure("the OTLP receiver did not start listening")
-        }
-        let receiver = OTLPReceiver(baseURL: "http://127.0.0.1:\(listening)", log: log)
-        do {
-            let result = try await body(receiver)
-            await group.triggerGracefulShutdown()
-            try await running.value
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = try? await running.value
-            throw error
+        return try await LoopbackTestServer.withRunning(router, label: "OTLP receiver") { baseURL in
+            try await body(OTLPReceiver(baseURL: baseURL, log: log))
         }
     }
 }

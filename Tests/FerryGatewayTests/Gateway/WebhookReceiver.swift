@@ -1,7 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
-import ServiceLifecycle
 import Synchronization
 
 /// A webhook receiver on loopback for the tests: records every POST it gets and answers what the
@@ -83,32 +81,8 @@ final class WebhookReceiver: Sendable {
             if let retryAfter = answer.retryAfter { fields[.retryAfter] = retryAfter }
             return Response(status: answer.status, headers: fields)
         }
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        let logger = Logger(label: "webhook-receiver")
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                port.yield(channel.localAddress?.port ?? 0)
-                port.finish()
-            },
-            logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let running = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let listening = await iterator.next(), listening > 0 else {
-            running.cancel()
-            throw TestFailure("the webhook receiver did not start listening")
-        }
-        let receiver = WebhookReceiver(baseURL: "http://127.0.0.1:\(listening)", recorder: recorder)
-        do {
-            let result = try await body(receiver)
-            await group.triggerGracefulShutdown()
-            try await running.value
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = try? await running.value
-            throw error
+        return try await LoopbackTestServer.withRunning(router, label: "webhook receiver") { baseURL in
+            try await body(WebhookReceiver(baseURL: baseURL, recorder: recorder))
         }
     }
 }
