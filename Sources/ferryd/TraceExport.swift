@@ -1,5 +1,7 @@
 import Foundation
+#if FERRY_OTEL
 import OTel
+#endif
 import ServiceLifecycle
 import Tracing
 
@@ -26,6 +28,7 @@ struct TraceExport {
     /// to its tracer (which may be done once per process); nil when none is asked for.
     static func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TraceExport? {
         guard isRequested(by: environment) else { return nil }
+        #if FERRY_OTEL
         var configuration = OTel.Configuration.default
         // OTEL_SERVICE_NAME, when set, wins over this.
         configuration.serviceName = "ferryd"
@@ -35,5 +38,13 @@ struct TraceExport {
         let backend = try OTel.makeTracingBackend(configuration: configuration)
         InstrumentationSystem.bootstrap(backend.factory)
         return TraceExport(tracer: backend.factory, service: backend.service)
+        #else
+        throw Unavailable()
+        #endif
+    }
+
+    /// A ferryd built without swift-otel (the sanitizer build, see Package.swift) asked to export.
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String { "OTEL_* asks for trace export, but this ferryd was built without its OTLP exporter" }
     }
 }

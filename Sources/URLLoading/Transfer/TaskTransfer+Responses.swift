@@ -107,7 +107,9 @@ extension TaskTransfer {
         let expected = response.headers.contains("Content-Encoding") ? nil : response.expectedContentLength
         task.updateProgress { $0.totalBytesExpectedToReceive = expected }
         guard let dataTask = role.dataTask else {
-            guard isFirstResponse, let download = role.download else {
+            // Downloads whose delegate does not decide their responses (all but the gateway's asking
+            // jobs) go straight on, with no decision round through the state machine.
+            guard isFirstResponse, let download = role.download, task.session.delegate?.decidesDownloadResponses == true else {
                 prepareSink()
                 return
             }
