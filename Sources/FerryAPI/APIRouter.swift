@@ -76,7 +76,8 @@ package enum APIRouter {
 
         let v1 = router.group("/v1").add(middleware: BearerAuthMiddleware(keys: dependencies.keys))
         let jobRoutes = JobRoutes(
-            jobs: dependencies.jobs, files: dependencies.files, urlPolicy: OutboundURLPolicy(),
+            jobs: dependencies.jobs, sessions: dependencies.sessions, storage: dependencies.blobs, files: dependencies.files,
+            urlPolicy: OutboundURLPolicy(),
             endWait: JobEndWait(jobs: dependencies.jobs, feed: dependencies.eventFeed), metrics: dependencies.metrics)
         jobRoutes.addTenantRoutes(to: v1)
         DecisionRoutes(
@@ -85,9 +86,9 @@ package enum APIRouter {
         ).add(to: v1)
         BlobRoutes(blobs: dependencies.blobs, files: dependencies.files).add(to: v1)
         CredentialRoutes(credentials: dependencies.credentials).add(to: v1)
-        SessionRoutes(sessions: dependencies.sessions, metrics: dependencies.metrics).add(to: v1)
+        SessionRoutes(sessions: dependencies.sessions, urlPolicy: OutboundURLPolicy(), metrics: dependencies.metrics).add(to: v1)
         SessionCookieRoutes(sessions: dependencies.sessions, cookies: dependencies.cookies).add(to: v1)
-        EventRoutes(store: dependencies.events, feed: dependencies.eventFeed, limit: dependencies.eventStreams).add(to: v1)
+        EventRoutes(store: dependencies.events, feed: dependencies.eventFeed, limit: dependencies.eventStreams, sessions: dependencies.sessions).add(to: v1)
         let webhookRoutes = WebhookRoutes(store: dependencies.webhooks, urlPolicy: OutboundURLPolicy())
         webhookRoutes.addTenantRoutes(to: v1)
 

@@ -18,6 +18,9 @@ struct JobEventStream: Sendable {
     let tenant: UUID
     /// Nil: every job of the tenant.
     let job: UUID?
+    /// The jobs of one session only (`GET /v1/sessions/{id}/events`, BG-14): state events and
+    /// `session.events_finished`, no progress.
+    var session: UUID? = nil
     let lastEventID: Int64?
 
     static let keepAliveInterval = Duration.seconds(15)
@@ -54,10 +57,12 @@ struct JobEventStream: Sendable {
     private func follow(
         _ writer: inout any ResponseBodyWriter, signals: AsyncStream<Signal>, signal: AsyncStream<Signal>.Continuation, tenant: UUID, job: UUID?
     ) async throws {
+        let session = self.session
         try await feed.withSubscription({ notice in
             switch notice {
             case .stored(_, tenant, let eventJob, _) where job == nil || job == eventJob: signal.yield(.notice(notice))
-            case .progress(let progress) where progress.tenant == tenant && (job == nil || job == progress.job): signal.yield(.notice(notice))
+            case .progress(let progress) where progress.tenant == tenant && session == nil && (job == nil || job == progress.job):
+                signal.yield(.notice(notice))
             case .resync, .closing: signal.yield(.notice(notice))
             default: break
             }
@@ -109,8 +114,12 @@ struct JobEventStream: Sendable {
         while true {
             // A page at a time, bounded in bytes: the memory a stream holds does not grow with the
             // size of the jobs it replays.
-            let page = try await store.events(tenant: tenant, job: job, after: after)
+            let page = try await store.events(tenant: tenant, job: job, session: session, after: after)
             for event in page.events where cursor.accept(event.id) {
+                if event.type == Self.sessionEventsFinished {
+                    try await writer.write(ByteBuffer(string: try Self.sessionFrame(id: event.id, job: event.job)))
+                    continue
+                }
                 if let part = event.part {
                     try await writer.write(ByteBuffer(string: try Self.partFrame(id: event.id, job: event.job, part: part)))
                     continue
@@ -123,6 +132,23 @@ struct JobEventStream: Sendable {
         }
         cursor.forgetOldGaps()
         return .open
+    }
+
+    static let sessionEventsFinished = "session.events_finished"
+
+    /// `session.events_finished` (BG-09): the last of the session's jobs that ended, whose own event
+    /// came just before; the client has now been told everything.
+    static func sessionFrame(id: Int64, job: JobRecord) throws -> String {
+        struct Finished: Encodable {
+            var session: String
+            var lastJob: JobView
+            enum CodingKeys: String, CodingKey {
+                case session
+                case lastJob = "last_job"
+            }
+        }
+        let finished = Finished(session: job.sessionID?.lowercasedString ?? "", lastJob: JobView(job))
+        return frame(id: id, event: sessionEventsFinished, data: String(decoding: try GatewayRequestContext.jsonEncoder.encode(finished), as: UTF8.self))
     }
 
     static func stateFrame(id: Int64, job: JobRecord) throws -> String {

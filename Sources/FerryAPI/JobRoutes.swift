@@ -10,6 +10,10 @@ import Hummingbird
 /// not exist.
 struct JobRoutes {
     let jobs: JobStore
+    /// A job in a background session follows the session's rules (`BackgroundSessionRules`).
+    let sessions: SessionStore
+    /// The tenant's storage standing, which a job's `expected_bytes` must fit in (BG-19).
+    let storage: BlobStore
     let files: GatewayFiles
     let urlPolicy: OutboundURLPolicy
     /// Waits for a job's end for a `Prefer: wait` submission.
@@ -24,6 +28,10 @@ struct JobRoutes {
             let (submission, bytes) = try await JSONBody.decode(JobSubmission.self, from: request, context: context)
             var job = try submission.validated(urlPolicy: urlPolicy)
             job.policies.traceContext = RequestTraceContext.of(request)
+            var one = [job]
+            try await applySessionRules(to: &one, tenant: tenant, batch: false)
+            try await checkExpectedBytes(one, tenant: tenant)
+            job = one[0]
             let key = try Self.idempotencyKey(request)
             let submitted = try await jobs.submit(job, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes))
             var headers: HTTPFields = [:]
@@ -49,11 +57,13 @@ struct JobRoutes {
             let tenant = try context.requireTenant()
             let (submission, bytes) = try await JSONBody.decode(JobBatchSubmission.self, from: request, context: context)
             let traceContext = RequestTraceContext.of(request)
-            let specifications = try submission.validated(urlPolicy: urlPolicy).map { job in
+            var specifications = try submission.validated(urlPolicy: urlPolicy).map { job in
                 var job = job
                 job.policies.traceContext = traceContext
                 return job
             }
+            try await applySessionRules(to: &specifications, tenant: tenant, batch: true)
+            try await checkExpectedBytes(specifications, tenant: tenant)
             let key = try Self.idempotencyKey(request)
             switch try await jobs.submitBatch(specifications, tenant: tenant, idempotencyKey: key, bodyDigest: JobStore.digest(bytes)) {
             case .created(let records):
@@ -87,6 +97,36 @@ struct JobRoutes {
             if let file, let path = files.absolute(file) { files.spares.recycle(path) }
             return HTTPResponse.Status.noContent
         }
+    }
+
+    /// Jobs in a background session follow its rules and take its settings; a 400 lists every job
+    /// that breaks one. A session that is not the tenant's is a 404 here, as the insert would say.
+    private func applySessionRules(to specifications: inout [JobSpecification], tenant: UUID, batch: Bool) async throws {
+        var settings: [UUID: BackgroundSettings?] = [:]
+        for id in Set(specifications.compactMap(\.sessionID)) {
+            guard let session = try await sessions.session(id, tenant: tenant) else {
+                throw Problem(.notFound, code: "session_not_found", "session \(id.lowercasedString) was not found")
+            }
+            settings[id] = session.settings.background
+        }
+        var errors: [Problem.FieldError] = []
+        let now = Date()
+        for index in specifications.indices {
+            guard let id = specifications[index].sessionID, case let background?? = settings[id] else { continue }
+            BackgroundSessionRules.apply(
+                to: &specifications[index], session: background, prefix: batch ? "jobs.\(index)." : "", now: now, errors: &errors)
+        }
+        if !errors.isEmpty { throw Problem.invalid(errors) }
+    }
+
+    /// Jobs that say how many bytes they expect (BG-19) are refused when those do not fit in the
+    /// tenant's storage quota as it stands, reservations of its unfinished jobs included. Checked
+    /// here, before the insert: two submissions at once may both fit (the runner still holds each
+    /// download to the room left when it starts).
+    private func checkExpectedBytes(_ specifications: [JobSpecification], tenant: UUID) async throws {
+        let expected = specifications.reduce(Int64(0)) { $0 + ($1.policies.expectedBytes ?? 0) }
+        guard expected > 0, let standing = try await storage.storageStanding(tenant: tenant), expected > standing.allowance else { return }
+        throw Problem(StorageQuota.exceeded(standing, adding: expected, what: specifications.count == 1 ? "the job's expected_bytes" : "the jobs' expected_bytes"))
     }
 
     func addAdminRoutes(to group: RouterGroup<GatewayRequestContext>) {

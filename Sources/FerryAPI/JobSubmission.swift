@@ -27,6 +27,8 @@ struct JobSubmission: Decodable {
     var cookies: Bool?
     /// An RFC 3339 time before which the job does not start (BG-18).
     var notBefore: String?
+    /// The content size the client expects (BG-19): counted against the storage quota until the job ends.
+    var expectedBytes: Int64?
 
     enum CodingKeys: String, CodingKey {
         case kind, request, session, priority, retry, timeouts, redirects, checksum, callback
@@ -34,6 +36,7 @@ struct JobSubmission: Decodable {
         case retentionDays = "retention_days"
         case notBefore = "not_before"
         case cachePolicy = "cache_policy"
+        case expectedBytes = "expected_bytes"
     }
 
     struct RequestPart: Decodable {
@@ -91,6 +94,7 @@ struct JobSubmission: Decodable {
     static let defaultMaxRedirects = 10
     static let maximumRedirects = 20
     static let maximumHeaders = 64
+    static let maximumExpectedBytes: Int64 = 1 << 50
     static let maximumHeaderValueLength = 8192
     /// All names and values of a job's (or a session's) headers together, in bytes: what a server
     /// accepts as a whole request head is commonly 8 to 64 KiB.
@@ -235,6 +239,10 @@ struct JobSubmission: Decodable {
             if notBefore == nil { problem("not_before", EarliestStart.problem) }
         }
 
+        if let expectedBytes, !(0...Self.maximumExpectedBytes).contains(expectedBytes) {
+            problem("expected_bytes", "must be from 0 to \(Self.maximumExpectedBytes) bytes (1 PiB)")
+        }
+
         guard errors.isEmpty, let kind else { throw Problem.invalid(errors) }
         return JobSpecification(
             kind: kind,
@@ -243,7 +251,7 @@ struct JobSubmission: Decodable {
                 idleTimeout: timeouts?.idle, totalTimeout: timeouts?.total, followRedirects: redirects?.follow ?? true,
                 maxRedirects: maxRedirects, sha256: sha256, callbackURL: callbackURL, cachePolicy: cachePolicy, decisions: decisions,
                 compressed: compressed == true ? true : nil, retentionDays: retentionDays,
-                cookies: cookies == false ? false : nil, notBefore: notBefore.map(JobView.timestamp)),
+                cookies: cookies == false ? false : nil, notBefore: notBefore.map(JobView.timestamp), expectedBytes: expectedBytes),
             priority: priority, maxAttempts: maxAttempts, sessionID: sessionID)
     }
 }

@@ -5,6 +5,8 @@ import URLLoading
 /// The body of `POST /v1/sessions`, and its validation into the stored `SessionSettings`.
 struct SessionSubmission: Decodable {
     var kind: String?
+    /// A background session's name, chosen by the client (BG-12, BG-15).
+    var identifier: String?
     var configuration: ConfigurationPart?
 
     struct ConfigurationPart: Decodable {
@@ -16,9 +18,16 @@ struct SessionSubmission: Decodable {
         var cachePolicy: String?
         var decisions: DecisionsPart?
         var cookieAcceptPolicy: String?
+        var discretionary: Bool?
+        var notBefore: String?
+        var sendsLaunchEvents: Bool?
+        var callback: JobSubmission.CallbackPart?
 
         enum CodingKeys: String, CodingKey {
             case cookieAcceptPolicy = "cookie_accept_policy"
+            case discretionary, callback
+            case notBefore = "not_before"
+            case sendsLaunchEvents = "sends_launch_events"
             case timeouts
             case maxConnectionsPerHost = "max_connections_per_host"
             case additionalHeaders = "additional_headers"
@@ -29,6 +38,8 @@ struct SessionSubmission: Decodable {
 
     struct TimeoutsPart: Decodable {
         var idle: Double?
+        /// A background session's: how long its jobs keep being retried after network errors.
+        var resource: Double?
     }
 
     struct TLSPart: Decodable {
@@ -40,7 +51,14 @@ struct SessionSubmission: Decodable {
     /// memory of the ferryd running its jobs only, never in the database or on disk (SES-03).
     static let kinds = ["default", "ephemeral", "background"]
 
-    func validated() throws(Problem) -> (kind: String, settings: SessionSettings) {
+    /// Background sessions only: what a default or ephemeral session has no use for is refused,
+    /// not silently dropped.
+    static let backgroundFields = [
+        "configuration.timeouts.resource", "configuration.discretionary", "configuration.not_before",
+        "configuration.sends_launch_events", "configuration.callback",
+    ]
+
+    func validated(urlPolicy: OutboundURLPolicy) throws(Problem) -> (kind: String, identifier: String?, settings: SessionSettings) {
         var errors: [Problem.FieldError] = []
         func problem(_ field: String, _ message: String) { errors.append(.init(field: field, message: message)) }
         let kind = self.kind ?? "default"
@@ -90,10 +108,59 @@ struct SessionSubmission: Decodable {
             problem("configuration.cookie_accept_policy", CookieAcceptPolicy.apiNameProblem)
         }
         let decisions = configuration?.decisions?.validated(field: "configuration.decisions", errors: &errors)
+        let background = kind == "background" ? backgroundSettings(decisions: decisions, urlPolicy: urlPolicy, problem: problem) : nil
+        if kind != "background" {
+            if identifier != nil { problem("identifier", "only a background session has an identifier") }
+            let given = [
+                configuration?.timeouts?.resource != nil, configuration?.discretionary != nil, configuration?.notBefore != nil,
+                configuration?.sendsLaunchEvents != nil, configuration?.callback != nil,
+            ]
+            for (field, isGiven) in zip(Self.backgroundFields, given) where isGiven {
+                problem(field, "applies to background sessions only")
+            }
+        }
         guard errors.isEmpty else { throw Problem.invalid(errors) }
-        return (kind, SessionSettings(
+        return (kind, kind == "background" ? identifier : nil, SessionSettings(
             idleTimeout: configuration?.timeouts?.idle, maxConnectionsPerHost: configuration?.maxConnectionsPerHost,
             additionalHeaders: headers, tlsMinimum: minimum, tlsMaximum: maximum, proxy: configuration?.proxy,
-            cachePolicy: configuration?.cachePolicy, decisions: decisions, cookieAcceptPolicy: configuration?.cookieAcceptPolicy))
+            cachePolicy: configuration?.cachePolicy, decisions: decisions, cookieAcceptPolicy: configuration?.cookieAcceptPolicy,
+            background: background))
+    }
+
+    /// The identifier (1 to 255 visible ASCII bytes, as `sessions.identifier` checks) and the
+    /// background settings, with the restrictions the seeds give background sessions (BG-04, RD-07).
+    private func backgroundSettings(
+        decisions: DecisionPolicy?, urlPolicy: OutboundURLPolicy, problem: (String, String) -> Void
+    ) -> BackgroundSettings {
+        switch identifier {
+        case nil: problem("identifier", "is required for a background session: the name a client rejoins it by")
+        case let text? where text.utf8.isEmpty || text.utf8.count > 255 || !text.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }):
+            problem("identifier", "must be 1 to 255 visible ASCII characters without spaces")
+        default: break
+        }
+        if decisions?.redirect == .ask {
+            problem("configuration.decisions.redirect", "a background session always follows redirects, without asking (RD-07, BG-04)")
+        }
+        let configuration = self.configuration
+        let resource = configuration?.timeouts?.resource ?? BackgroundSettings.defaultResourceTimeout
+        if !(resource >= 1 && resource <= BackgroundSettings.defaultResourceTimeout) {
+            problem("configuration.timeouts.resource", "must be from 1 to 604800 seconds (7 days, the default)")
+        }
+        var notBefore: Date?
+        if let text = configuration?.notBefore {
+            notBefore = EarliestStart.parse(text)
+            if notBefore == nil { problem("configuration.not_before", EarliestStart.problem) }
+        }
+        var callbackURL: String?
+        if let callback = configuration?.callback {
+            if let message = SubmittedURL.problem(callback.url ?? "", policy: urlPolicy, webOnly: true) {
+                problem("configuration.callback.url", message)
+            } else {
+                callbackURL = callback.url
+            }
+        }
+        return BackgroundSettings(
+            resourceTimeout: resource, discretionary: configuration?.discretionary ?? false, notBefore: notBefore.map(JobView.timestamp),
+            sendsLaunchEvents: configuration?.sendsLaunchEvents ?? true, callbackURL: callbackURL)
     }
 }

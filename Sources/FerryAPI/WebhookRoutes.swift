@@ -15,7 +15,7 @@ struct WebhookRoutes {
     /// How long the secret before a rotation keeps signing (and so stays valid for receivers).
     static let rotationGrace = Duration.seconds(24 * 3600)
     /// What endpoints may subscribe to: every state event, and throttled progress.
-    static let eventTypes: Set<String> = Set(JobState.allCases.map(\.eventType)).union(["job.progress", "job.part"])
+    static let eventTypes: Set<String> = Set(JobState.allCases.map(\.eventType)).union(["job.progress", "job.part", "session.events_finished"])
 
     struct SecretView: ResponseEncodable {
         var secret: String

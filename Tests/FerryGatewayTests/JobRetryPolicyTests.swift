@@ -31,6 +31,20 @@ struct JobRetryPolicyTests {
         #expect(policy.delayBeforeRetry(after: .httpStatus(404, retryAfter: nil), attempt: 1) == nil)
     }
 
+    @Test("a background session's job retries network errors past max attempts until its resource timeout, the last wait ending by it; statuses still stop at max attempts (BG-06, ER-13)")
+    func networkRetriesUntilTheResourceTimeout() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let background = RetryPolicy(maxAttempts: 1, baseDelay: .seconds(2), maximumDelay: .seconds(60), networkRetriesUntil: now.addingTimeInterval(30))
+        let lost = RetryPolicy.AttemptFailure.transfer(.networkConnectionLost)
+        #expect(background.delayBeforeRetry(after: lost, attempt: 1, now: now, random: { 0 }) == .seconds(1))
+        #expect(background.delayBeforeRetry(after: lost, attempt: 9, now: now, random: { 0 }) == .seconds(30), "capped by the time left")
+        #expect(background.delayBeforeRetry(after: .transfer(.cannotConnectToHost), attempt: 5, now: now.addingTimeInterval(29), random: { 0 }) == .seconds(1))
+        #expect(background.delayBeforeRetry(after: lost, attempt: 2, now: now.addingTimeInterval(30)) == nil, "the resource timeout has passed")
+        #expect(background.delayBeforeRetry(after: .httpStatus(503, retryAfter: nil), attempt: 1, now: now) == nil, "statuses count against max_attempts")
+        #expect(background.delayBeforeRetry(after: .transfer(.cancelled), attempt: 1, now: now) == nil)
+        #expect(RetryPolicy(maxAttempts: 1).delayBeforeRetry(after: lost, attempt: 1, now: now) == nil, "a default session's job follows max_attempts")
+    }
+
     @Test("Retry-After is honoured as seconds or as an HTTP date, capped by the maximum")
     func retryAfter() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -5,7 +5,7 @@ import Testing
 /// (`JobStateSQL`), and read exactly as the SQL whose plans the P3 bench measured.
 @Suite("Job state SQL")
 struct JobStateSQLTests {
-    @Test("the claim takes queued and retrying jobs, in the order of jobs_claimable's predicate, and makes them running")
+    @Test("the claim takes queued and retrying jobs, in the order of jobs_claimable_in_order's predicate, and makes them running")
     func claim() {
         #expect(JobStateSQL.claimable == "'queued', 'retrying'")
         #expect(JobStateSQL.claimed == "'running'")

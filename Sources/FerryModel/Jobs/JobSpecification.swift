@@ -112,6 +112,17 @@ public struct JobSpecification: Sendable, Equatable {
         /// The caller's trace, from `POST /v1/jobs`'s `traceparent` (W3C Trace Context): the job's
         /// attempts are spans of it and its webhooks carry it. Not part of any job view.
         public var traceContext: TraceContext?
+        /// Runs only on a worker no other waiting job wants, and gives it back when one comes (BG-05,
+        /// BG-17): set from its background session. The claim orders by it (`jobs.discretionary`,
+        /// a column generated from this key: `migrations/0018`).
+        public var discretionary: Bool?
+        /// Network errors are retried, past `max_attempts`, until this time (BG-06, ER-13): its
+        /// background session's resource timeout after submission. As `JobView.timestamp` writes it.
+        public var retryNetworkErrorsUntil: String?
+        /// The client's estimate of the content's size (BG-19, countOfBytesClientExpectsToReceive):
+        /// counted against the tenant's storage quota from submission until the job ends
+        /// (`StorageQuota`, which reads it in SQL as `policies->>'expected_bytes'`).
+        public var expectedBytes: Int64?
 
         package enum CodingKeys: String, CodingKey {
             case idleTimeout = "idle_timeout"
@@ -127,9 +138,12 @@ public struct JobSpecification: Sendable, Equatable {
             case cookies
             case notBefore = "not_before"
             case traceContext = "trace_context"
+            case discretionary
+            case retryNetworkErrorsUntil = "retry_network_errors_until"
+            case expectedBytes = "expected_bytes"
         }
 
-        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil, notBefore: String? = nil, traceContext: TraceContext? = nil) {
+        package init(idleTimeout: Double? = nil, totalTimeout: Double? = nil, followRedirects: Bool, maxRedirects: Int, sha256: String? = nil, callbackURL: String? = nil, cachePolicy: String? = nil, decisions: DecisionPolicy? = nil, compressed: Bool? = nil, retentionDays: Int? = nil, cookies: Bool? = nil, notBefore: String? = nil, traceContext: TraceContext? = nil, expectedBytes: Int64? = nil) {
             self.idleTimeout = idleTimeout
             self.totalTimeout = totalTimeout
             self.followRedirects = followRedirects
@@ -143,6 +157,7 @@ public struct JobSpecification: Sendable, Equatable {
             self.cookies = cookies
             self.notBefore = notBefore
             self.traceContext = traceContext
+            self.expectedBytes = expectedBytes
         }
     }
 

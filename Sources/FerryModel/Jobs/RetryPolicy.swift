@@ -8,11 +8,15 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The wait before the second attempt; each later wait doubles, up to `maximumDelay`.
     public var baseDelay: Duration
     public var maximumDelay: Duration
+    /// A background session's job (BG-06, ER-13): network errors are retried past `maxAttempts`
+    /// until this time, and the last wait ends by it. Statuses still count against `maxAttempts`.
+    public var networkRetriesUntil: Date?
 
-    public init(maxAttempts: Int = 5, baseDelay: Duration = .seconds(2), maximumDelay: Duration = .seconds(600)) {
+    public init(maxAttempts: Int = 5, baseDelay: Duration = .seconds(2), maximumDelay: Duration = .seconds(600), networkRetriesUntil: Date? = nil) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
+        self.networkRetriesUntil = networkRetriesUntil
     }
 
     /// How an attempt ended, as far as retrying is concerned.
@@ -52,12 +56,22 @@ public struct RetryPolicy: Sendable, Equatable {
     public func delayBeforeRetry(
         after failure: AttemptFailure, attempt: Int, now: Date = Date(), random: () -> Double = { Double.random(in: 0..<1) }
     ) -> Duration? {
-        guard attempt < maxAttempts, Self.isRetryable(failure) else { return nil }
+        guard Self.isRetryable(failure) else { return nil }
+        if case .transfer = failure, let until = networkRetriesUntil {
+            let left = until.timeIntervalSince(now)
+            guard left > 0 else { return nil }
+            return min(backoff(attempt: attempt, random: random), .milliseconds(Int64(left * 1000)))
+        }
+        guard attempt < maxAttempts else { return nil }
         if case .httpStatus(_, let retryAfter?) = failure, let asked = Self.parseRetryAfter(retryAfter, now: now) {
             return min(asked, maximumDelay)
         }
-        // Full jitter (half fixed, half random), so that many jobs failing together do not retry together.
-        let exponent = min(attempt - 1, 30)
+        return backoff(attempt: attempt, random: random)
+    }
+
+    /// Full jitter (half fixed, half random), so that many jobs failing together do not retry together.
+    private func backoff(attempt: Int, random: () -> Double) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
         let uncapped = baseDelay * (1 << exponent)
         let capped = min(uncapped, maximumDelay)
         return capped / 2 + (capped / 2) * random()

@@ -20,11 +20,13 @@ public struct SessionSettings: Sendable, Equatable, Codable {
     /// Which response cookies its jar accepts, as the API names it (`always`, `never`,
     /// `only_from_main_document_domain`; CK-05, SES-22); nil: always.
     public var cookieAcceptPolicy: String?
+    /// A background session's own settings (BG-*); nil for default and ephemeral sessions.
+    public var background: BackgroundSettings?
 
     public init(
         idleTimeout: Double? = nil, maxConnectionsPerHost: Int? = nil, additionalHeaders: [JobSpecification.Header] = [],
         tlsMinimum: String? = nil, tlsMaximum: String? = nil, proxy: String? = nil, cachePolicy: String? = nil,
-        decisions: DecisionPolicy? = nil, cookieAcceptPolicy: String? = nil
+        decisions: DecisionPolicy? = nil, cookieAcceptPolicy: String? = nil, background: BackgroundSettings? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -35,6 +37,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         self.cachePolicy = cachePolicy
         self.decisions = decisions
         self.cookieAcceptPolicy = cookieAcceptPolicy
+        self.background = background
     }
 
     package enum CodingKeys: String, CodingKey {
@@ -47,6 +50,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         case cachePolicy = "cache_policy"
         case decisions
         case cookieAcceptPolicy = "cookie_accept_policy"
+        case background
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +64,7 @@ public struct SessionSettings: Sendable, Equatable, Codable {
         cachePolicy = try container.decodeIfPresent(String.self, forKey: .cachePolicy)
         decisions = try container.decodeIfPresent(DecisionPolicy.self, forKey: .decisions)
         cookieAcceptPolicy = try container.decodeIfPresent(String.self, forKey: .cookieAcceptPolicy)
+        background = try container.decodeIfPresent(BackgroundSettings.self, forKey: .background)
     }
 
     /// What engine sessions differ in: jobs whose settings give the same key share an engine session

@@ -26,6 +26,10 @@ package struct JobView: Encodable {
     package var decision: DecisionView?
     /// When the job may start at the earliest, when its submission said (BG-18).
     package var notBefore: String?
+    /// True when the job runs only on otherwise idle workers (BG-05, from its background session).
+    package var discretionary: Bool?
+    /// The content size the client expects, counted against the storage quota (BG-19).
+    package var expectedBytes: Int64?
     /// Only in a `job.part` event: the part of a multipart/x-mixed-replace response that ended (LC-10).
     package var part: JobPartView?
 
@@ -134,6 +138,8 @@ package struct JobView: Encodable {
         case finishedAt = "finished_at"
         case request, progress, response, result, error, decision, part
         case notBefore = "not_before"
+        case discretionary
+        case expectedBytes = "expected_bytes"
     }
 
     package static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
@@ -164,6 +170,8 @@ package struct JobView: Encodable {
         error = job.errorCode.map { ErrorView(code: $0, message: job.errorMessage ?? "") }
         decision = job.decision.map { DecisionView(pending: $0, expiresAt: job.decisionDeadline.map(Self.timestamp)) }
         notBefore = job.policies.notBefore
+        discretionary = job.policies.discretionary
+        expectedBytes = job.policies.expectedBytes
     }
 
     package static func redacted(_ headers: [JobSpecification.Header]) -> [String: String] {

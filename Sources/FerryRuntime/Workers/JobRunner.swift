@@ -38,6 +38,8 @@ final class JobRunner: Sendable {
     /// The tenant's storage quota, which the attempt's content must fit in.
     let storageQuota: StorageQuota
     let isShuttingDown: @Sendable () -> Bool
+    /// True when the pool wants this (discretionary) job's worker for another job (BG-05).
+    let shouldYield: @Sendable () -> Bool
     /// A span for the attempt, with the engine's hops under it; nil: none.
     let tracer: (any Tracer)?
     let logger: Logger
@@ -46,7 +48,7 @@ final class JobRunner: Sendable {
         claim: JobQueue.Claim, queue: JobQueue, engine: JobEngine, files: GatewayFiles, owner: String, leaseSeconds: Int,
         heartbeatInterval: Duration, ticker: HeartbeatTicker, resumeDataEveryBeats: Int, retryBaseDelay: Duration,
         metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?, storageQuota: StorageQuota,
-        isShuttingDown: @escaping @Sendable () -> Bool, tracer: (any Tracer)? = nil, logger: Logger
+        isShuttingDown: @escaping @Sendable () -> Bool, shouldYield: @escaping @Sendable () -> Bool = { false }, tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.claim = claim
         self.queue = queue
@@ -62,6 +64,7 @@ final class JobRunner: Sendable {
         self.decisionCredentials = decisionCredentials
         self.storageQuota = storageQuota
         self.isShuttingDown = isShuttingDown
+        self.shouldYield = shouldYield
         self.tracer = tracer
         self.logger = logger
     }
@@ -138,10 +141,11 @@ final class JobRunner: Sendable {
 
     // MARK: - Making the task
 
-    /// The tenant's storage standing now: the content this attempt may write (`StorageQuota`).
+    /// The tenant's storage standing now: the content this attempt may write (`StorageQuota`), the
+    /// bytes the job itself expects (BG-19) being its own room.
     private func storageStanding() async throws -> StorageQuota.Standing? {
         do {
-            return try await storageQuota.standing(tenant: job.tenantID)
+            return try await storageQuota.standing(tenant: job.tenantID)?.excludingReservation(of: job.policies.expectedBytes)
         } catch {
             throw AttemptFailure("storage_unavailable", "the tenant's storage quota could not be read: \(error)", retry: .gatewayStorage)
         }
@@ -379,6 +383,8 @@ final class JobRunner: Sendable {
             if Task.isCancelled { return }
             if isShuttingDown() {
                 stop(task, transfer: transfer, reason: .shutdown)
+            } else if shouldYield() {
+                stop(task, transfer: transfer, reason: .yield)
             }
             if let deadline, ContinuousClock.now >= deadline {
                 stop(task, transfer: transfer, reason: .totalTimeout)
@@ -447,7 +453,7 @@ final class JobRunner: Sendable {
             return nil
         case .pause?:
             return JobQueue.Completion(.pause, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
-        case .shutdown?:
+        case .shutdown?, .yield?:
             return JobQueue.Completion(.release, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
         case .cancel?:
             task.error?.resumeData?.removePartialFile()
@@ -537,7 +543,9 @@ final class JobRunner: Sendable {
     private func finished(
         _ failure: AttemptFailure, transfer: RunningTransfer, response: JobRecord.StoredResponse?, resumeData: String?
     ) -> JobQueue.Completion {
-        let policy = RetryPolicy(maxAttempts: job.maxAttempts, baseDelay: retryBaseDelay)
+        let policy = RetryPolicy(
+            maxAttempts: job.maxAttempts, baseDelay: retryBaseDelay,
+            networkRetriesUntil: job.policies.retryNetworkErrorsUntil.flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) })
         let attemptNumber = claim.earlierFailures + 1
         let delay = failure.retry.flatMap { policy.delayBeforeRetry(after: $0, attempt: attemptNumber) }
         if delay == nil, let resumeData, let data = try? ResumeData(jsonData: Data(resumeData.utf8)) {

@@ -13,6 +13,9 @@ final class RunningTransfer: Sendable {
         case cancel
         /// ferryd is shutting down: keep resume data, the job goes back to the queue.
         case shutdown
+        /// A discretionary job gives its worker to a job that is not (BG-05): keep resume data, the
+        /// job goes back to the queue.
+        case yield
         /// The job's total timeout passed: keep resume data, the attempt failed (and may be retried).
         case totalTimeout
         /// Another worker holds the job now: stop and write nothing.

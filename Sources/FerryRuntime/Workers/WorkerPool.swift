@@ -53,6 +53,8 @@ public final class WorkerPool: Service, Sendable {
     private let running = Atomic<Int>(0)
     /// The jobs this process's runners hold now.
     private let runningJobs = Mutex<Set<UUID>>([])
+    /// Those of them that are discretionary (BG-05), and the one asked to give its worker back.
+    private let discretionary = Mutex<(running: Set<UUID>, yielding: UUID?)>(([], nil))
     private let doorbell = Doorbell()
     /// The clock of every runner's heartbeat.
     private let ticker: HeartbeatTicker
@@ -116,9 +118,17 @@ public final class WorkerPool: Service, Sendable {
             for claim in claims {
                 running.add(1, ordering: .relaxed)
                 runningJobs.withLock { _ = $0.insert(claim.job.id) }
+                let isDiscretionary = claim.job.policies.discretionary == true
+                if isDiscretionary { discretionary.withLock { _ = $0.running.insert(claim.job.id) } }
                 let runner = makeRunner(for: claim)
                 runners.addTask {
                     await runner.run()
+                    if isDiscretionary {
+                        self.discretionary.withLock { state in
+                            state.running.remove(claim.job.id)
+                            if state.yielding == claim.job.id { state.yielding = nil }
+                        }
+                    }
                     self.runningJobs.withLock { _ = $0.remove(claim.job.id) }
                     self.running.subtract(1, ordering: .relaxed)
                     self.doorbell.ring()
@@ -126,8 +136,28 @@ public final class WorkerPool: Service, Sendable {
             }
             // A full batch means more may be waiting: claim again at once.
             if free > 0, claims.count == free { continue }
+            if free <= 0 { await makeRoomForWaitingJobs() }
             await bell.wait(atMost: settings.pollInterval)
         }
+    }
+
+    /// With every worker busy, some with discretionary jobs, and a job that is not discretionary
+    /// waiting: one discretionary job gives its worker back at its next heartbeat, with resume data,
+    /// and goes back to the queue behind the waiting one (BG-05, BG-17). One at a time: the next is
+    /// asked only once that one has gone.
+    private func makeRoomForWaitingJobs() async {
+        let candidate = discretionary.withLock { $0.yielding == nil ? $0.running.first : nil }
+        guard let candidate else { return }
+        do {
+            guard try await queue.nonDiscretionaryJobWaits() else { return }
+        } catch {
+            if !DatabaseOutage.describes(error) { logger.warning("checking for waiting jobs failed", metadata: ["error": "\(error)"]) }
+            return
+        }
+        discretionary.withLock { state in
+            if state.yielding == nil, state.running.contains(candidate) { state.yielding = candidate }
+        }
+        logger.info("a discretionary job gives its worker to a waiting job", metadata: ["job": "\(candidate)"])
     }
 
     private func makeRunner(for claim: JobQueue.Claim) -> JobRunner {
@@ -138,6 +168,7 @@ public final class WorkerPool: Service, Sendable {
             storageQuota: StorageQuota(
                 client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, limits: storageLimits, logger: logger),
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
+            shouldYield: { [weak self, id = claim.job.id] in self?.discretionary.withLock { $0.yielding == id } ?? false },
             tracer: tracer, logger: logger)
     }
 

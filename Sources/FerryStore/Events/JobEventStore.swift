@@ -42,7 +42,10 @@ package struct JobEventStore: Sendable {
     /// oldest first: at most `limit` of them, and no more than `maxBytes` of job rows (as JSON text)
     /// beyond the first, so that a page of jobs with long URLs or many headers stays small in
     /// memory. The sizes are measured in the database, which sends only the rows that fit.
-    package func events(tenant: UUID, job: UUID?, after: Int64, limit: Int = 500, maxBytes: Int = 256 << 10) async throws -> EventPage {
+    /// With `session`, only the events of that session's jobs (a session's stream, BG-14).
+    package func events(
+        tenant: UUID, job: UUID?, session: UUID? = nil, after: Int64, limit: Int = 500, maxBytes: Int = 256 << 10
+    ) async throws -> EventPage {
         let rows = try await client.query(
             """
             SELECT \(unescaped: JobRecord.columns), event_id, event_type, event_part, candidates FROM (
@@ -53,6 +56,7 @@ package struct JobEventStore: Sendable {
                            sum(octet_length(job::text)) OVER (ORDER BY id) - octet_length(job::text) AS bytes_before
                     FROM job_events
                     WHERE tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR job_id = \(job)) AND id > \(after) AND type <> 'job.progress'
+                      AND (\(session)::uuid IS NULL OR job->>'session_id' = \(session)::text)
                     ORDER BY id LIMIT \(limit)
                 ) page JOIN job_events e ON e.id = page.id
                 WHERE page.bytes_before < \(maxBytes)

@@ -18,6 +18,9 @@ import PostgresNIO
 /// primary key (`= ANY` of their ids) rather than a join: statistics taken just after the queue
 /// drained say the table is empty, and the join's plan then read every job once per claim.
 ///
+/// Discretionary jobs (BG-05, BG-17) come after every other waiting job, of every tenant: a worker
+/// takes one only when nothing else is left for it (`jobs_claimable_in_order`, migrations/0018).
+///
 /// Prepared once per connection, as are the other statements in this folder: sent as text, these
 /// statements were parsed, analysed and planned on every execution, about 40% of PostgreSQL's CPU in
 /// the P3 bench. Parameter types are given, since a nil in the first call would leave one open.
@@ -38,23 +41,23 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
             SELECT tenant_id, count(*) AS n FROM jobs WHERE state = \(JobStateSQL.claimed) GROUP BY tenant_id
         ), ranked AS MATERIALIZED (
             SELECT c.id AS job_id,
-                   coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.priority DESC, c.created_at, c.id) AS turn,
+                   coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.discretionary, c.priority DESC, c.created_at, c.id) AS turn,
                    coalesce(t.max_running_jobs, $1) AS cap,
-                   tt.last_claimed_at AS last_claimed_at, c.priority AS priority, c.created_at AS created_at
+                   tt.last_claimed_at AS last_claimed_at, c.discretionary AS discretionary, c.priority AS priority, c.created_at AS created_at
             FROM waiting_tenants w
             JOIN tenants t ON t.id = w.tenant_id AND t.disabled_at IS NULL
             LEFT JOIN tenant_turns tt ON tt.tenant_id = t.id
             LEFT JOIN running r ON r.tenant_id = t.id
             CROSS JOIN LATERAL (
-                SELECT j.id, j.priority, j.created_at FROM jobs j
+                SELECT j.id, j.discretionary, j.priority, j.created_at FROM jobs j
                 WHERE j.tenant_id = t.id AND j.state IN (\(JobStateSQL.claimable)) AND j.run_after <= now()
-                ORDER BY j.priority DESC, j.created_at, j.id
+                ORDER BY j.discretionary, j.priority DESC, j.created_at, j.id
                 LIMIT $2
             ) c
         ), picked AS (
             SELECT j.id AS job_id
             FROM (SELECT job_id FROM ranked WHERE turn <= cap
-                  ORDER BY turn, last_claimed_at NULLS FIRST, priority DESC, created_at) k
+                  ORDER BY discretionary, turn, last_claimed_at NULLS FIRST, priority DESC, created_at) k
             CROSS JOIN LATERAL (
                 SELECT id FROM jobs
                 WHERE id = k.job_id AND (state IN (\(JobStateSQL.claimable))) IS TRUE AND run_after <= now()

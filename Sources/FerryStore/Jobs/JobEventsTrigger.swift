@@ -31,6 +31,14 @@ import FerryModel
 /// (migrations/0008), which serialised every claim and finish of the P3 bench. `JobEventFeed` polls
 /// `job_events` by id instead.
 ///
+/// After it (`onSessionEnd`): `ferry_record_session_events_finished()`, an AFTER UPDATE statement
+/// trigger named to fire after `onStateChange` (triggers of one event fire in name order). When a
+/// statement ends the last unfinished job of a background session, it writes a
+/// `session.events_finished` event (BG-09) after that job's own, with that job as its `job`, and its
+/// deliveries: the session's `background.callback_url` unless `sends_launch_events` is false (BG-16),
+/// and endpoints subscribed to the type. Sessions ending jobs at once take turns on an advisory lock,
+/// so that the last of two ends seen at the same time still writes it.
+///
 /// Around them (`beforeStateChange`, `onProgress`):
 /// - `ferry_settle_job_decision()`, BEFORE UPDATE when the state changes: leaving
 ///   `waiting_for_decision` drops `decision` and `decision_deadline`, reaching a final state drops
@@ -123,8 +131,24 @@ enum JobEventsTrigger {
             "to_jsonb(NEW) - \(hiddenFieldsArray)",
         ])
 
+    static let onSessionEnd = Trigger(
+        name: "jobs_session_events_finished",
+        definition: "CREATE TRIGGER jobs_session_events_finished AFTER UPDATE ON jobs"
+            + " REFERENCING OLD TABLE AS previous_jobs NEW TABLE AS changed_jobs"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION ferry_record_session_events_finished()",
+        function: "ferry_record_session_events_finished",
+        migration: "0018_background_sessions.sql",
+        contains: [
+            "pg_advisory_xact_lock",
+            "s.kind = 'background'",
+            "'session.events_finished'",
+            "to_jsonb(f) - ARRAY['resume_data', 'idempotency_key', 'idempotency_hash', 'decision_answers', 'session_background']",
+            "coalesce((f.session_background->>'sends_launch_events')::boolean, true)",
+            "e.type = ANY (w.events)",
+        ])
+
     /// Every trigger on `jobs` that writes events or settles a change of state.
-    static let all = [onStateChange, onInsert, beforeStateChange, onProgress]
+    static let all = [onStateChange, onInsert, beforeStateChange, onProgress, onSessionEnd]
 
     /// None of them NOTIFYs (see above).
     static let notifies = false

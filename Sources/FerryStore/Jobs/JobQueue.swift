@@ -64,7 +64,7 @@ public struct JobQueue: Sendable {
     /// keep another's single job waiting. A tenant at its running limit is skipped.
     ///
     /// Only the first few waiting jobs of each tenant can be picked, so only those are read: the
-    /// tenants with waiting jobs are found by skipping through `jobs_claimable` one tenant at a time,
+    /// tenants with waiting jobs are found by skipping through `jobs_claimable_in_order` one tenant at a time,
     /// and each one's first `limit + claimSlack` jobs come from the same index, already in turn order
     /// (`ClaimJobsStatement`).
     public func claim(owner: String, limit: Int, leaseSeconds: Int) async throws -> [Claim] {

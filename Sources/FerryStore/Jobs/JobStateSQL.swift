@@ -7,7 +7,7 @@ import FerryModel
 ///
 /// Each fragment is computed once, so a prepared statement has the same text on every execution,
 /// and it reads as hand-written SQL would: `claimable` is `'queued', 'retrying'` in that order,
-/// exactly the predicate of the partial index `jobs_claimable` (migrations/0007) that the claim's
+/// exactly the predicate of the partial index `jobs_claimable_in_order` (migrations/0018) that the claim's
 /// plan depends on.
 enum JobStateSQL {
     /// When a job whose policies are `policies` (a jsonb expression) may run at the earliest from now:

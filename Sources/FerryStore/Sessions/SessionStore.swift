@@ -22,14 +22,20 @@ public struct SessionStore: Sendable {
     public struct Record: Sendable {
         public var id: UUID
         public var kind: String
+        /// A background session's name, chosen by its client (BG-12).
+        public var identifier: String?
         public var settings: SessionSettings
         public var createdAt: Date
         public var invalidatedAt: Date?
         public var invalidationMode: String?
 
-        package init(id: UUID, kind: String, settings: SessionSettings, createdAt: Date, invalidatedAt: Date? = nil, invalidationMode: String? = nil) {
+        package init(
+            id: UUID, kind: String, identifier: String? = nil, settings: SessionSettings, createdAt: Date, invalidatedAt: Date? = nil,
+            invalidationMode: String? = nil
+        ) {
             self.id = id
             self.kind = kind
+            self.identifier = identifier
             self.settings = settings
             self.createdAt = createdAt
             self.invalidatedAt = invalidatedAt
@@ -37,25 +43,78 @@ public struct SessionStore: Sendable {
         }
     }
 
-    package static let columns = "id, kind, configuration::text, created_at, invalidated_at, invalidation_mode"
+    package static let columns = "id, kind, identifier, configuration::text, created_at, invalidated_at, invalidation_mode"
 
     package static func record(_ row: PostgresRow) throws -> Record {
-        let (id, kind, configuration, createdAt, invalidatedAt, mode) = try row.decode((UUID, String, String, Date, Date?, String?).self)
+        let (id, kind, identifier, configuration, createdAt, invalidatedAt, mode) = try row.decode(
+            (UUID, String, String?, String, Date, Date?, String?).self)
         return Record(
-            id: id, kind: kind, settings: try SealedSessionConfiguration.decode(configuration, session: id, reading: .redact),
+            id: id, kind: kind, identifier: identifier,
+            settings: try SealedSessionConfiguration.decode(configuration, session: id, reading: .redact),
             createdAt: createdAt, invalidatedAt: invalidatedAt, invalidationMode: mode)
     }
 
-    public func create(kind: String, settings: SessionSettings, tenant: UUID) async throws -> Record {
+    public enum Creation: Sendable {
+        case created(Record)
+        /// A live background session of the tenant already had this identifier: the client rejoins
+        /// it (BG-08, BG-13), its configuration as first given.
+        case rejoined(Record)
+    }
+
+    /// Makes a session; a background session with an `identifier` that a live session of the tenant
+    /// already has is that session instead. The unique index `sessions_live_identifier` settles two
+    /// creations at once: one inserts, the other finds it (BG-23: never two live sessions of one name).
+    public func create(kind: String, identifier: String? = nil, settings: SessionSettings, tenant: UUID) async throws -> Creation {
         let id = UUID()
         let configuration = try SealedSessionConfiguration.json(settings, session: id, keyring: keyring)
+        for _ in 0..<3 {
+            let rows = try await client.query(
+                """
+                INSERT INTO sessions (id, tenant_id, kind, identifier, configuration)
+                VALUES (\(id), \(tenant), \(kind), \(identifier), \(configuration)::jsonb)
+                ON CONFLICT (tenant_id, identifier) WHERE identifier IS NOT NULL AND invalidated_at IS NULL DO NOTHING
+                RETURNING \(unescaped: Self.columns)
+                """, logger: logger)
+            for try await row in rows { return .created(try Self.record(row)) }
+            guard let identifier else { break }
+            let existing = try await client.query(
+                """
+                SELECT \(unescaped: Self.columns) FROM sessions
+                WHERE tenant_id = \(tenant) AND identifier = \(identifier) AND invalidated_at IS NULL
+                """, logger: logger)
+            for try await row in existing { return .rejoined(try Self.record(row)) }
+            // Invalidated between the insert and the read: its identifier is free again.
+        }
+        throw StoreInvariantError("the session was not created")
+    }
+
+    /// The session's jobs that have not ended, oldest first: what a rejoining client takes up again
+    /// (BG-08, the seeds' getAllTasks). At most `limit`.
+    public func outstandingJobs(of session: UUID, tenant: UUID, limit: Int = 1000) async throws -> [JobRecord] {
         let rows = try await client.query(
             """
-            INSERT INTO sessions (id, tenant_id, kind, configuration) VALUES (\(id), \(tenant), \(kind), \(configuration)::jsonb)
-            RETURNING \(unescaped: Self.columns)
+            SELECT \(unescaped: JobRecord.columns) FROM jobs
+            WHERE session_id = \(session) AND tenant_id = \(tenant) AND finished_at IS NULL
+            ORDER BY created_at, id LIMIT \(limit)
             """, logger: logger)
-        for try await row in rows { return try Self.record(row) }
-        throw StoreInvariantError("the session was not created")
+        var jobs: [JobRecord] = []
+        for try await row in rows { jobs.append(try JobRecord(row: row)) }
+        return jobs
+    }
+
+    /// Where the session's event stream starts for a client that names no Last-Event-ID: after the
+    /// last event a client of the session acknowledged. With `acknowledging`, that id is recorded
+    /// first (ids only move forward, and never past the tenant's latest event: an id made up by a
+    /// client cannot hide events still to come). Nil when the session is not the tenant's.
+    public func eventStart(of session: UUID, tenant: UUID, acknowledging acknowledged: Int64?) async throws -> Int64? {
+        let rows = try await client.query(
+            """
+            UPDATE sessions SET acknowledged_event_id = greatest(acknowledged_event_id, least(
+                coalesce(\(acknowledged), 0), (SELECT coalesce(max(e.id), 0) FROM job_events e WHERE e.tenant_id = \(tenant))))
+            WHERE id = \(session) AND tenant_id = \(tenant) RETURNING acknowledged_event_id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        return nil
     }
 
     public func session(_ id: UUID, tenant: UUID) async throws -> Record? {

@@ -9,7 +9,8 @@ import PostgresNIO
 /// (`FERRY_MAX_STORAGE_BYTES_PER_TENANT`); neither: unlimited. Usage is counted from the database,
 /// never kept beside it, so it cannot drift from what is stored: the sum of the blobs' sizes and of
 /// the succeeded jobs' `result.size`. A running download is not in it yet; its runner holds it to the
-/// allowance left when it started.
+/// allowance left when it started. What unfinished jobs say they expect (`expected_bytes`, BG-19) is
+/// held for them from submission: it is `reserved`, and not part of anyone else's allowance.
 package struct StorageQuota: Sendable {
     package let client: DatabasePool
     package let defaultLimit: Int64?
@@ -28,8 +29,21 @@ package struct StorageQuota: Sendable {
     package struct Standing: Sendable, Equatable {
         package var limit: Int64
         package var used: Int64
+        /// The expected bytes of the tenant's unfinished jobs (BG-19).
+        package var reserved: Int64 = 0
         /// Bytes that still fit; 0 when the tenant is at or over its limit.
-        package var allowance: Int64 { max(0, limit - used) }
+        package var allowance: Int64 { max(0, limit - used - reserved) }
+
+        package init(limit: Int64, used: Int64, reserved: Int64 = 0) {
+            self.limit = limit
+            self.used = used
+            self.reserved = reserved
+        }
+
+        /// The standing as a job that reserved `bytes` itself sees it: its own reservation is its room.
+        package func excludingReservation(of bytes: Int64?) -> Standing {
+            Standing(limit: limit, used: used, reserved: max(0, reserved - (bytes ?? 0)))
+        }
     }
 
     /// The tenant's standing, or nil when it has no limit (or does not exist). An unlimited tenant
@@ -42,7 +56,8 @@ package struct StorageQuota: Sendable {
             }
             guard let limit else { return nil }
             return try await client.withConnection { connection in
-                Standing(limit: limit, used: try await Self.used(by: tenant, on: connection, logger: logger))
+                let (used, reserved) = try await Self.usage(of: tenant, on: connection, logger: logger)
+                return Standing(limit: limit, used: used, reserved: reserved)
             }
         }
         return try await client.withConnection { connection in
@@ -71,18 +86,24 @@ package struct StorageQuota: Sendable {
         var limit: Int64?
         for try await value in try await connection.query(query, logger: logger).decode(Int64?.self) { limit = value }
         guard let limit else { return nil }
-        return Standing(limit: limit, used: try await used(by: tenant, on: connection, logger: logger))
+        let (used, reserved) = try await usage(of: tenant, on: connection, logger: logger)
+        return Standing(limit: limit, used: used, reserved: reserved)
     }
 
-    /// What the tenant stores now: its blobs and its succeeded jobs' content still kept.
-    private static func used(by tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        var used: Int64 = 0
+    /// What the tenant stores now (its blobs and its succeeded jobs' content still kept), and what its
+    /// unfinished jobs expect (`jobs_expecting_bytes`, migrations/0018).
+    private static func usage(of tenant: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (used: Int64, reserved: Int64) {
         for try await value in try await connection.query(
-            "SELECT \(unescaped: storedBytes(ofTenantIn: "t.id")) FROM tenants t WHERE t.id = \(tenant)", logger: logger
-        ).decode(Int64.self) {
-            used = value
+            """
+            SELECT \(unescaped: storedBytes(ofTenantIn: "t.id")),
+                   (SELECT coalesce(sum((j.policies->>'expected_bytes')::bigint), 0) FROM jobs j
+                    WHERE j.tenant_id = t.id AND j.policies ? 'expected_bytes' AND j.state NOT IN ('succeeded', 'failed', 'cancelled'))::bigint
+            FROM tenants t WHERE t.id = \(tenant)
+            """, logger: logger
+        ).decode((Int64, Int64).self) {
+            return value
         }
-        return used
+        return (0, 0)
     }
 
     /// SQL for the bytes the quota counts for the tenant whose id is in `column` (a bigint): its blobs
@@ -100,6 +121,7 @@ package struct StorageQuota: Sendable {
         let size = bytes.map { "\($0) bytes" } ?? "more bytes"
         return GatewayError(
             .insufficientStorage, code: "storage_quota_exceeded",
-            "\(what) (\(size)) does not fit in the tenant's storage quota of \(standing.limit) bytes, of which \(standing.used) are used; delete blobs or jobs to make room")
+            "\(what) (\(size)) does not fit in the tenant's storage quota of \(standing.limit) bytes, of which \(standing.used) are used"
+                + (standing.reserved > 0 ? " and \(standing.reserved) expected by unfinished jobs" : "") + "; delete blobs or jobs to make room")
     }
 }

@@ -55,7 +55,7 @@ struct GatewayCookieJarTests {
     func expiryDeletes() async throws {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
-            let session = try #require(try await client.post("/v1/sessions", json: ["kind": "background"])["id"] as? String)
+            let session = try #require(try await client.post("/v1/sessions", json: ["kind": "background", "identifier": "jar"])["id"] as? String)
             _ = try await client.download(fixture.origin.url("/cookies/a/set?sid=1&theme=dark"), ["session": session])
             #expect(await DatabaseQuery.text("SELECT string_agg(name, ',' ORDER BY name) FROM session_cookies WHERE session_id = '\(session)'", fixture.database) == "sid,theme")
             _ = try await client.download(fixture.origin.url("/cookies/a/expire?name=sid"), ["session": session])

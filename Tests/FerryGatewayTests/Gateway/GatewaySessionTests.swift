@@ -46,7 +46,7 @@ struct GatewaySessionTests {
             #expect(refused.status == 409)
             #expect(refused.code == "session_invalidated")
 
-            let cancelling = try #require(try await client.post("/v1/sessions", json: ["kind": "background"])["id"] as? String)
+            let cancelling = try #require(try await client.post("/v1/sessions", json: ["kind": "background", "identifier": "cancelling"])["id"] as? String)
             let running = try await client.submit([
                 "kind": "download", "session": cancelling, "request": ["url": fixture.origin.url("/bytes/\(8 << 20)?pace_ms=50")],
             ])

@@ -17,7 +17,7 @@ struct SessionRouteTests {
             let configured = try await app.send(
                 .post, "/v1/sessions", key: tenant.key,
                 json: [
-                    "kind": "background",
+                    "kind": "background", "identifier": "com.example.configured",
                     "configuration": [
                         "timeouts": ["idle": 30], "max_connections_per_host": 4, "additional_headers": ["X-Team": "ops"],
                         "tls": ["minimum": "1.2"], "proxy": "http://proxyuser:proxy-pw-secret@proxy.example:3128",
@@ -26,6 +26,7 @@ struct SessionRouteTests {
                 ])
             #expect(configured.status == 201)
             #expect(configured["kind"] as? String == "background")
+            #expect(configured["identifier"] as? String == "com.example.configured")
             let configuration = try #require(configured["configuration"] as? [String: Any])
             #expect((configuration["timeouts"] as? [String: Any])?["idle"] as? Double == 30)
             #expect(configuration["max_connections_per_host"] as? Int == 4)
