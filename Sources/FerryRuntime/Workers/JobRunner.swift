@@ -254,6 +254,8 @@ final class JobRunner: Sendable {
         var placeFailure: AttemptFailure?
         /// The parts of a multipart/x-mixed-replace response that ended (LC-10); 0 for any other.
         var parts = 0
+        /// Which of them get a `job.part` event.
+        var partEvents = PartEventPace()
     }
 
     private func drive(_ task: DownloadTask, decisions: JobDecisionMaker?, transfer: RunningTransfer) async -> JobQueue.Completion? {
@@ -281,7 +283,7 @@ final class JobRunner: Sendable {
             case .partCompleted(let index, let response, let length):
                 // The file holds the latest part only (the engine writes each over the one before).
                 observed.parts = index
-                await recordPart(index: index, response: response, length: length)
+                if observed.partEvents.records(part: index) { await recordPart(index: index, response: response, length: length) }
             case .downloadFinished(let file):
                 // The engine deletes `file` when the next event is asked for: judge and place it now.
                 if let response = task.response, response.isSuccess {

@@ -56,6 +56,25 @@ struct GatewayMultipartTests {
         }
     }
 
+    @Test("a stream of many parts: each of the first 100 parts gets a job.part event, then at most one a second; result.parts counts them all (LC-10)")
+    func partEventsArePaced() async throws {
+        try await GatewayFixture.with { fixture in
+            let (_, client) = try await fixture.tenant()
+            let id = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/multipart-replace?parts=400&bytes=20")]])
+            let job = try await client.waitForState(id, ["succeeded", "failed"])
+            #expect(job["state"] as? String == "succeeded", "\(job)")
+            #expect((job["result"] as? [String: Any])?["parts"] as? Int == 400)
+            let indexes = await DatabaseQuery.text(
+                "SELECT string_agg(part->>'index', ',' ORDER BY id) FROM job_events WHERE job_id = '\(id)' AND type = 'job.part'",
+                fixture.database)
+            let recorded = (indexes ?? "").split(separator: ",").compactMap { Int($0) }
+            #expect(Array(recorded.prefix(100)) == Array(1...100), "every one of the first 100")
+            // 400 parts arrive within moments: far fewer than 300 seconds' worth of later events.
+            #expect(recorded.count >= 100 && recorded.count < 400, "\(recorded.count) events")
+            #expect(recorded == recorded.sorted())
+        }
+    }
+
     @Test("an endpoint subscribed to job.part gets one signed delivery per part, the part in data.part (LC-10)")
     func partWebhooks() async throws {
         try await WebhookReceiver.withRunning { receiver in
