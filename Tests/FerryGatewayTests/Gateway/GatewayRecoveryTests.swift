@@ -13,10 +13,17 @@ struct GatewayRecoveryTests {
             let (_, client) = try await fixture.tenant()
             let id = try await client.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/\(Self.size)?pace_ms=50")]])
             // Killed once it has written past its stored resume data (progress is stored every
-            // second, resume data every few), as a real crash would find it.
-            let aheadOfSnapshot = "SELECT bytes_done > (resume_data->>'offset')::bigint FROM jobs WHERE id = '\(id)'"
-            #expect(try await DatabaseQuery.wait(timeout: .seconds(60)) { await DatabaseQuery.bool(aheadOfSnapshot, fixture.database) })
-            let storedOffset = Int(await DatabaseQuery.text("SELECT resume_data->>'offset' FROM jobs WHERE id = '\(id)'", fixture.database) ?? "") ?? 0
+            // second, resume data every few), as a real crash would find it. The offset is the one
+            // read with that progress, in the same row: a snapshot stored after it can only be later.
+            let aheadOfSnapshot = """
+                SELECT (resume_data->>'offset')::bigint FROM jobs WHERE id = '\(id)' AND bytes_done > (resume_data->>'offset')::bigint
+                """
+            var storedOffset = 0
+            #expect(try await DatabaseQuery.wait(timeout: .seconds(60)) {
+                guard let offset = await DatabaseQuery.text(aheadOfSnapshot, fixture.database).flatMap({ Int($0) }) else { return false }
+                storedOffset = offset
+                return true
+            })
             await fixture.server.kill()
 
             let restarted = try await fixture.startAnother(name: "restarted")
