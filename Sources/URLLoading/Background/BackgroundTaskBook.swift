@@ -98,10 +98,10 @@ final class BackgroundTaskBook: Sendable {
 
     // MARK: - Retries (BG-06)
 
-    /// How long to wait before `task` tries again after `error`, or nil when it fails now.
-    func retryDelay(for task: SessionTask, after error: TransferError, failedAttempts: Int) -> TimeInterval? {
-        guard let deadline = task.backgroundDeadline else { return nil }
-        return settings.retry.retryDelay(after: error, failedAttempts: failedAttempts, deadline: deadline)
+    /// How long to wait before a task whose resource deadline is `deadline` tries again after
+    /// `error`, or nil when it fails now.
+    func retryDelay(after error: TransferError, failedAttempts: Int, deadline: Date) -> TimeInterval? {
+        settings.retry.retryDelay(after: error, failedAttempts: failedAttempts, deadline: deadline)
     }
 
     // MARK: - Finish-events signal (BG-09)

@@ -201,7 +201,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let delay = guarded.withLock { state -> TimeInterval? in
             // A cancellation that raced with the failure wins.
             guard state.lifecycle.state == .running || state.lifecycle.state == .suspended else { return nil }
-            guard let delay = book.retryDelay(for: self, after: error, failedAttempts: state.failedAttempts + 1) else { return nil }
+            // Read here, under the lock already held (`backgroundDeadline` would take it again).
+            guard let createdAt = state.backgroundCreatedAt,
+                let delay = book.retryDelay(
+                    after: error, failedAttempts: state.failedAttempts + 1,
+                    deadline: createdAt.addingTimeInterval(session.configuration.resourceTimeout))
+            else { return nil }
             state.failedAttempts += 1
             state.transfer = nil
             state.awaitingRetry = true
