@@ -50,10 +50,13 @@ struct ConnectionOptions: ParsableArguments {
     /// The session configuration these options describe. `connectionsPerHost` lets a batch run all
     /// its transfers at once instead of the engine queueing them behind its default limit.
     /// `persistent`: a default session, which may write a cache to disk (`--cache-dir`).
-    func sessionConfiguration(connectionsPerHost: Int?, persistent: Bool = false) throws(UsageError) -> SessionConfiguration {
+    /// `background`: the configuration of `--background`, which these options complete.
+    func sessionConfiguration(
+        connectionsPerHost: Int?, persistent: Bool = false, background: SessionConfiguration? = nil
+    ) throws(UsageError) -> SessionConfiguration {
         // Ephemeral unless asked otherwise: a command-line run keeps nothing on disk beyond the files
         // it was asked for.
-        var configuration = persistent ? SessionConfiguration.default : SessionConfiguration.ephemeral
+        var configuration = background ?? (persistent ? SessionConfiguration.default : SessionConfiguration.ephemeral)
         configuration.maximumRedirects = maxRedirects
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
         if let maxTime { configuration.resourceTimeout = maxTime }

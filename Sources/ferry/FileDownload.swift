@@ -23,6 +23,14 @@ struct FileDownload: Sendable {
             return .failed(error)
         }
         task.temporaryDirectory = destination.deletingLastPathComponent()
+        return await follow(task, to: destination, reporter: reporter)
+    }
+
+    /// Resumes `task` (if it is not running yet) and places its file at `destination` once it
+    /// succeeded. Also for tasks a background session took up from its store, already running: their
+    /// events wait for their consumer, so none is missed.
+    func follow(_ task: DownloadTask, to destination: URL, reporter: TransferReporter) async -> TransferOutcome {
+        let request = task.originalRequest
         // Claimed before resume(), so no event is missed.
         let events = task.events
         reporter.starting(request)

@@ -11,6 +11,7 @@ struct GetCommand: AsyncParsableCommand {
             ferry get <url> [-o <file>] [<options>]
             ferry get <url> --parts <dir> [<options>]
             ferry get -i <list> -d <dir> [--parallel <n>] [<options>]
+            ferry get --background <name> [<url> -o <file>] [<options>]
             """,
         discussion: """
             Without -o the body is written to standard output as it arrives. With -o it is written \
@@ -46,6 +47,17 @@ struct GetCommand: AsyncParsableCommand {
             With -C - (or --continue), an existing output file is continued from its size with a Range \
             request and the rest appended. A server that answers 416 has nothing more (the file is \
             complete); one that ignores the range fails the transfer and the file is left as it was.
+
+            With --background <name>, the download (one URL, with -o) is kept in background session \
+            <name> until it completes: stopped by Ctrl-C, killed or cut off, it stays outstanding, and \
+            `ferry get --background <name>` (with or without another URL) continues every outstanding \
+            download of <name> from its partial file when the server still has the same version (ETag \
+            or Last-Modified), else from the start, and writes each to its -o file. Network failures \
+            (refused, reset, timed out, unknown host) are retried with backoff until --max-time \
+            (default: 7 days). The session's state is kept in --background-dir, by default \
+            $XDG_STATE_HOME/ferry/background/<name> (~/.local/state/... without XDG_STATE_HOME); \
+            credentials (-u, an Authorization header) are not kept there: give them again when \
+            continuing. Only one command at a time can use a background session.
 
             A progress bar is drawn on standard error when it is a terminal, except with -s or when \
             the body itself goes to the terminal.
@@ -99,6 +111,20 @@ struct GetCommand: AsyncParsableCommand {
             valueName: "dir"))
     var partsDirectory: String?
 
+    @Option(
+        name: .customLong("background"),
+        help: ArgumentHelp(
+            "Keep the download in background session <name> until it completes; without a URL, finish <name>'s outstanding downloads.",
+            valueName: "name"))
+    var background: String?
+
+    @Option(
+        name: .customLong("background-dir"),
+        help: ArgumentHelp(
+            "With --background: keep the session's state in <dir> (default: $XDG_STATE_HOME/ferry/background/<name>).",
+            valueName: "dir"))
+    var backgroundDirectory: String?
+
     @OptionGroup(title: "Request options")
     var request: RequestOptions
 
@@ -122,6 +148,10 @@ struct GetCommand: AsyncParsableCommand {
     static let defaultParallel = 8
 
     mutating func validate() throws {
+        if background != nil || backgroundDirectory != nil {
+            try validateBackground()
+            return
+        }
         switch (url, inputFile) {
         case (nil, nil): throw ValidationError("give a URL, or -i <list> -d <dir>")
         case (.some, .some): throw ValidationError("give either a URL or -i <list>, not both")
@@ -161,7 +191,45 @@ struct GetCommand: AsyncParsableCommand {
         if let parallel, parallel < 1 { throw ValidationError("--parallel must be at least 1 (got \(parallel))") }
     }
 
+    /// `--background`: one URL to a file, or none (take up what is outstanding).
+    private func validateBackground() throws {
+        guard let background else { throw ValidationError("--background-dir needs --background <name>") }
+        if background.isEmpty || background.contains("/") || background == "." || background == ".." {
+            throw ValidationError("--background needs a name without '/'")
+        }
+        if inputFile != nil || outputDirectory != nil || parallel != nil {
+            throw ValidationError("--background keeps one URL at a time; it cannot be combined with -i, -d or --parallel")
+        }
+        if partsDirectory != nil || continues {
+            throw ValidationError("--background cannot be combined with --parts or -C -: it continues downloads itself")
+        }
+        if request.uploadFile != nil || request.data != nil {
+            throw ValidationError("--background keeps downloads only; it cannot be combined with --data or --upload-file")
+        }
+        if backgroundDirectory == "" { throw ValidationError("--background-dir needs a directory") }
+        if let url {
+            guard let output, !output.isEmpty, output != "-" else {
+                throw ValidationError("--background downloads to a file: give -o <file>")
+            }
+            let parsed: URL
+            do {
+                parsed = try TargetURL.parse(url)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            guard ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
+                throw ValidationError("--background downloads http and https URLs only")
+            }
+        } else if output != nil {
+            throw ValidationError("-o names the file of a URL: give the URL too")
+        }
+    }
+
     mutating func run() async throws {
+        if background != nil {
+            try await runBackground()
+            return
+        }
         let createdFileMode = CreatedFileMode.current()
         // A closed pipe (`ferry get URL | head`) must become a reported write error, not a silent death.
         signal(SIGPIPE, SIG_IGN)
@@ -229,20 +297,83 @@ struct GetCommand: AsyncParsableCommand {
 
     private var continues: Bool { continueAt != nil || continuePartialFile }
 
-    private func makeSession(for plan: GetPlan) throws(UsageError) -> Session {
-        let connectionsPerHost = plan.isBatch ? parallel ?? Self.defaultParallel : nil
-        var configuration = try connection.sessionConfiguration(
-            connectionsPerHost: connectionsPerHost, persistent: storage.needsPersistentSession)
-        try storage.apply(to: &configuration)
-        try tls.apply(to: &configuration)
-        if let credentials = try request.credentialStorage(for: plan.jobs.map(\.request.url)) {
-            configuration.credentialStorage = credentials
+    /// `--background <name>`: the URL given (if any) and every outstanding download of `<name>`.
+    private func runBackground() async throws {
+        let createdFileMode = CreatedFileMode.current()
+        signal(SIGPIPE, SIG_IGN)
+        var job: TransferJob?
+        let configuration: SessionConfiguration
+        do {
+            let template = try request.makeTemplate()
+            if let url { job = try GetPlan.single(url: url, output: output, template: template).jobs.first }
+            configuration = try makeConfiguration(for: GetPlan(jobs: job.map { [$0] } ?? [], isBatch: false))
+        } catch {
+            FileHandle.standardError.write(Data(Self.usageErrorMessage(error).utf8))
+            throw ExitCode(ExitStatus.usage.code)
         }
+        let session: Session
+        do throws(ConfigurationError) {
+            // Takes up the session's outstanding downloads at once (BG-08).
+            session = try Session(configuration: configuration)
+        } catch {
+            // Most often another ferry command is running this background session (BG-23).
+            FileHandle.standardError.write(Data("ferry: \(error.description)\n".utf8))
+            throw ExitCode(ExitStatus.transportFailure.code)
+        }
+
+        let console = Console()
+        if tls.insecure { console.printLines(TLSOptions.insecureWarning) }
+        let name = background ?? ""
+        // Stopping keeps the downloads outstanding (cancelling them would drop them from the store).
+        let interruption = InterruptMonitor {
+            Console().printLines("ferry: interrupted; `ferry get --background \(name)` continues the download")
+            _exit(ExitStatus.interrupted.code)
+        }
+        let transfers = session.rejoinedTasks.count + (job == nil ? 0 : 1)
+        let meter: ProgressMeter? = console.isTerminal && !silent
+            ? ProgressMeter(style: transfers > 1 ? .batch(fileCount: transfers) : .singleTransfer, console: console) : nil
+        meter?.start()
+        var summary = TransferSummary(console: console, interruption: interruption)
+        await BackgroundGet(session: session, createdFileMode: createdFileMode, console: console, meter: meter, verbose: verbose)
+            .run(job, into: &summary)
+        await meter?.stop()
+        session.finishTasksAndInvalidate()
+        // Completed downloads leave the store before the process ends.
+        await session.waitUntilInvalidated()
+        if let failure = storage.saveCookies(of: session) {
+            console.printLines(failure)
+            summary.recordLocalFailure()
+        }
+        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.code) }
+    }
+
+    /// The background configuration of `--background <name>`, with its store.
+    private func backgroundConfiguration() -> SessionConfiguration? {
+        guard let background else { return nil }
+        let store = backgroundDirectory.map { BackgroundTaskDirectory(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
+        return .background(identifier: background, store: store)
+    }
+
+    private func makeSession(for plan: GetPlan) throws(UsageError) -> Session {
+        let configuration = try makeConfiguration(for: plan)
         do {
             return try Session(configuration: configuration)
         } catch {
             throw UsageError(error.description)
         }
+    }
+
+    private func makeConfiguration(for plan: GetPlan) throws(UsageError) -> SessionConfiguration {
+        let connectionsPerHost = plan.isBatch ? parallel ?? Self.defaultParallel : nil
+        var configuration = try connection.sessionConfiguration(
+            connectionsPerHost: connectionsPerHost, persistent: storage.needsPersistentSession,
+            background: backgroundConfiguration())
+        try storage.apply(to: &configuration)
+        try tls.apply(to: &configuration)
+        if let credentials = try request.credentialStorage(for: plan.jobs.map(\.request.url)) {
+            configuration.credentialStorage = credentials
+        }
+        return configuration
     }
 
     /// Only on a terminal, unless -s, and not when the body itself is going to that terminal.

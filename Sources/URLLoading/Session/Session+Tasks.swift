@@ -2,7 +2,8 @@ import Foundation
 
 /// Task factories (TT-07). Tasks start suspended: call `resume()` (LC-01). With a delegate, the
 /// delegate receives each task's events; without one, read them from `task.events` or wait with
-/// `value()` / `waitUntilCompleted()`.
+/// `value()` / `waitUntilCompleted()`. A background session makes only http(s) download tasks and upload
+/// tasks from a file; the others throw a `TransferError` that says why (BG-04, TT-03, UP-13).
 extension Session {
     /// A data task (TT-02). With a delegate the body goes to it piece by piece; without one it is
     /// collected and returned by `value()`.

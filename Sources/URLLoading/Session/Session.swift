@@ -18,6 +18,10 @@ public final class Session: Sendable {
     let keptCredentials = SessionCredentials()
     /// Where each request of the session's tasks is counted and timed.
     let engineMetrics: EngineMetrics
+    /// A background session's records of its outstanding tasks (BG-08, BG-12); nil otherwise.
+    let backgroundBook: BackgroundTaskBook?
+    /// A background session's hold on its identifier and store, released once it is invalid (BG-23).
+    private let backgroundClaim: BackgroundSessionClaim?
 
     /// valid → invalidating (no new tasks; waiting for the last one) → announcing (telling the
     /// delegate, exactly once) → invalid.
@@ -30,13 +34,26 @@ public final class Session: Sendable {
         var invalidationWaiters: [CheckedContinuation<Void, Never>] = []
         /// Delegate drivers still delivering events; invalidation is announced after them.
         var drivers: [Int: Task<Void, Never>] = [:]
+        /// Tasks a background session took up from its store when it was made (BG-08).
+        var rejoinedTasks: [SessionTask] = []
+        var skippedBackgroundEntries: [BackgroundTaskStoreProblem] = []
     }
 
     private let state = Locked(State())
 
-    /// Creates a session; throws when the configuration has an unusable value.
+    /// Creates a session; throws when the configuration has an unusable value, or for a background
+    /// configuration when a live session already has its identifier (BG-23, SES-13) or another process
+    /// its store. A background session takes up its identifier's outstanding tasks at once: they are
+    /// in `rejoinedTasks`, running, and their events go to `delegate` (BG-08, BG-11, BG-13).
     public init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil) throws(ConfigurationError) {
         try configuration.validate()
+        if let background = configuration.background {
+            backgroundClaim = try BackgroundSessionClaim(identifier: background.identifier, store: background.store)
+            backgroundBook = BackgroundTaskBook(settings: background)
+        } else {
+            backgroundClaim = nil
+            backgroundBook = nil
+        }
         var configuration = configuration
         if configuration.httpCookieStorage == nil {
             configuration.httpCookieStorage = configuration.kind == .ephemeral ? InMemoryCookieStorage() : InMemoryCookieStorage.shared
@@ -45,6 +62,7 @@ public final class Session: Sendable {
         self.delegate = delegate
         self.engineMetrics = EngineMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         self.scheduler = TaskScheduler(configuration: configuration, loops: configuration.loopGroup ?? .shared)
+        if let backgroundBook { rejoinOutstandingTasks(with: backgroundBook) }
     }
 
     /// A shared session with the default configuration and no delegate (SES-07).
@@ -63,19 +81,50 @@ public final class Session: Sendable {
         state.withLock { $0.tasks.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
     }
 
-    /// Registers a new task; throws once invalidation began.
+    /// Registers a new task; throws once invalidation began, and for a task a background session
+    /// cannot make (BG-04), whichever factory asked.
     func register<T: SessionTask>(_ make: (Int) -> T) throws(TransferError) -> T {
-        let task: T? = state.withLock { state in
-            guard state.validity == .valid else { return nil }
+        let outcome: Result<T, TransferError> = state.withLock { state in
+            guard state.validity == .valid else {
+                return .failure(TransferError(.sessionInvalidated, "the session was invalidated; create a new session for new tasks"))
+            }
             let task = make(state.nextTaskIdentifier)
+            if let refusal = backgroundRefusal(for: task) { return .failure(refusal) }
             state.nextTaskIdentifier += 1
             state.tasks[task.taskIdentifier] = task
+            return .success(task)
+        }
+        let task = try outcome.get()
+        if let download = task as? DownloadTask { prepareBackgroundDownload(download) }
+        return task
+    }
+
+    /// Registers a task taken up from a background store under the identifier it had (BG-08); later
+    /// tasks are numbered after it.
+    func adopt(identifier: Int, _ make: (Int) -> SessionTask) -> SessionTask {
+        state.withLock { state in
+            let task = make(identifier)
+            state.nextTaskIdentifier = max(state.nextTaskIdentifier, identifier + 1)
+            state.tasks[identifier] = task
+            state.rejoinedTasks.append(task)
             return task
         }
-        guard let task else {
-            throw TransferError(.sessionInvalidated, "the session was invalidated; create a new session for new tasks")
-        }
-        return task
+    }
+
+    func recordSkippedBackgroundEntries(_ problems: [BackgroundTaskStoreProblem]) {
+        state.withLock { $0.skippedBackgroundEntries += problems }
+    }
+
+    /// The tasks a background session took up from its store when it was made, completed or not, by
+    /// identifier (BG-08, BG-11): the seeds' `getAllTasks` of a relaunched app. Empty for other sessions.
+    public var rejoinedTasks: [SessionTask] {
+        state.withLock { $0.rejoinedTasks }
+    }
+
+    /// Entries of the background store that could not be taken up (a damaged record, a request no
+    /// background task may make), each with the reason. They were set aside; the others run.
+    public var skippedBackgroundEntries: [BackgroundTaskStoreProblem] {
+        state.withLock { $0.skippedBackgroundEntries }
     }
 
     func nextTaskIdentifier() -> Int {
@@ -103,6 +152,10 @@ public final class Session: Sendable {
                 var delivery = DelegateDelivery(session: self, delegate: delegate, task: task)
                 while let event = await task.channel.next() {
                     await delivery.deliver(event)
+                }
+                // The last of the tasks taken up from the store has told its story (BG-09).
+                if let backgroundBook = self.backgroundBook, backgroundBook.eventsDelivered(forTask: task.taskIdentifier) {
+                    await delegate.sessionDidFinishEvents(forBackgroundSession: self)
                 }
                 _ = self.state.withLock { $0.drivers.removeValue(forKey: task.taskIdentifier) }
             }
@@ -133,7 +186,8 @@ public final class Session: Sendable {
 
     public var isInvalidated: Bool { state.withLock { $0.validity == .invalid } }
 
-    /// Returns once the session became invalid (after the delegate heard about it).
+    /// Returns once the session became invalid (after the delegate heard about it). A background
+    /// session's store has every change by then: a process may end.
     public func waitUntilInvalidated() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Bool in
@@ -157,6 +211,9 @@ public final class Session: Sendable {
             // Every task's last event reaches the delegate before the session's (ER-07, LC-14).
             for driver in drivers { await driver.value }
             if let delegate { await delegate.session(self, didBecomeInvalidWithError: nil) }
+            // The store is up to date before another session may take the identifier (BG-23).
+            backgroundBook?.flush()
+            backgroundClaim?.release()
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.validity = .invalid
                 defer { state.invalidationWaiters = [] }
@@ -168,12 +225,13 @@ public final class Session: Sendable {
 
     // MARK: decisions asked by transfers
 
-    /// The redirect decision now when there is no delegate (RD-04), else nil and `reply` later.
+    /// The redirect decision now when there is no delegate (RD-04) or the session is a background one,
+    /// which always follows without asking (RD-07, BG-04); else nil and `reply` later.
     func redirectDecision(
         for task: SessionTask, response: TransferResponse, proposed: TransferRequest,
         reply: @escaping @Sendable (RedirectDisposition) -> Void
     ) -> RedirectDisposition? {
-        guard let delegate else { return .follow(proposed) }
+        guard let delegate, backgroundBook == nil else { return .follow(proposed) }
         Task { reply(await delegate.session(self, task: task, willPerformRedirection: response, newRequest: proposed)) }
         return nil
     }
@@ -237,11 +295,12 @@ public final class Session: Sendable {
     }
 
     /// Asks the delegate whether to store a response (CA-11..CA-14) and returns true: `reply` follows
-    /// with the entry to store, or nil. False without a delegate: store the proposal as is.
+    /// with the entry to store, or nil. False without a delegate, and in a background session, whose
+    /// delegate is never asked (CA-11, BG-22): store the proposal as is.
     func askWillCache(
         _ task: DataTask, proposed: CachedResponse, reply: @escaping @Sendable (CachedResponse?) -> Void
     ) -> Bool {
-        guard let delegate else { return false }
+        guard let delegate, backgroundBook == nil else { return false }
         Task { reply(await delegate.session(self, dataTask: task, willCacheResponse: proposed)) }
         return true
     }

@@ -67,6 +67,10 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public private(set) var kind: Kind
 
+    /// Set for a background configuration (`background(identifier:store:)`, SES-04); nil otherwise.
+    /// Its settings may be changed (`configuration.background?.retry = ...`); only that factory makes one.
+    public var background: Background?
+
     /// Idle timeout: the longest time a request may go without any bytes moving (LC-22). Default 60 s.
     public var requestTimeout: TimeInterval = 60
     /// Total time a resource may take, from start to the last byte (SES-19). Default 7 days.
@@ -202,6 +206,7 @@ public struct SessionConfiguration: Sendable, Equatable {
         if let proxy, !(1...65535).contains(proxy.port) {
             throw ConfigurationError("proxy port \(proxy.port) is out of range")
         }
+        try background?.validate()
     }
 }
 

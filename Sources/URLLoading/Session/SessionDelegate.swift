@@ -80,6 +80,11 @@ public protocol SessionDelegate: AnyObject, Sendable {
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async
     func session(_ session: Session, didBecomeInvalidWithError error: TransferError?) async
+    /// A background session made with outstanding tasks of its identifier (`Session.rejoinedTasks`)
+    /// has delivered every event of the last of them, `didCompleteWithError` included (BG-09): the
+    /// seeds' app calls the completion handler it was woken with here. Called at most once per
+    /// session, and never for a session that took up nothing.
+    func sessionDidFinishEvents(forBackgroundSession session: Session) async
 }
 
 extension SessionDelegate {
@@ -113,4 +118,5 @@ extension SessionDelegate {
     public func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) async {}
     public func session(_ session: Session, task: SessionTask, didCompleteWithError error: TransferError?) async {}
     public func session(_ session: Session, didBecomeInvalidWithError error: TransferError?) async {}
+    public func sessionDidFinishEvents(forBackgroundSession session: Session) async {}
 }

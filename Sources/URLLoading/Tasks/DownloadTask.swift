@@ -20,6 +20,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var resumeOffset: Int64?
         var fileLength: Int64?
         var sha256: String?
+        /// A background download that failed on the network continues from here (BG-06), once it did.
+        var retried = false
+        var retrySource: ResumeData?
+        /// Taken up from a background store: the partial file may hold more than the resume data says.
+        var extendsResumeDataOverPartialFile = false
     }
 
     private let downloadState = Locked(DownloadState())
@@ -136,7 +141,33 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
                 transfer.post { $0.resumeDataSnapshot { continuation.resume(returning: $0) } }
             }
         }
-        return lifecycle == .completed ? nil : resumeSource
+        return lifecycle == .completed ? nil : continuationSource
+    }
+
+    // MARK: - Background sessions (BG-06, BG-08)
+
+    /// What the next transfer of this task continues from: the resume data it was made from, or after
+    /// a background retry the resume data of the attempt that failed (nil: it starts over).
+    var continuationSource: ResumeData? {
+        downloadState.withLock { $0.retried ? $0.retrySource : resumeSource }
+    }
+
+    /// For a task taken up from a background store: its resume data is a snapshot, and the process
+    /// that wrote it went on writing after it (DL-12). The first transfer extends it over the whole
+    /// partial file (`ResumeData.coveringWholePartialFile()`), off the loop.
+    var extendsResumeDataOverPartialFile: Bool {
+        get { downloadState.withLock { $0.extendsResumeDataOverPartialFile } }
+        set { downloadState.withLock { $0.extendsResumeDataOverPartialFile = newValue } }
+    }
+
+    override func willRetry(after error: TransferError) {
+        downloadState.withLock { state in
+            state.retried = true
+            state.retrySource = error.resumeData
+            // The failed attempt's resume data covers what it wrote already.
+            state.extendsResumeDataOverPartialFile = false
+        }
+        if let resumeData = error.resumeData { session.backgroundBook?.resumeDataChanged(resumeData, of: self) }
     }
 
     // MARK: - Called by the transfer
@@ -159,11 +190,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Never started: the resume data it came from is handed back, or its partial file dropped.
     override func cancellationWithoutTransfer() -> TransferError {
         var error = super.cancellationWithoutTransfer()
-        guard let resumeSource else { return error }
+        guard let source = continuationSource else { return error }
         if producesResumeDataOnCancel {
-            error.resumeData = resumeSource
+            error.resumeData = source
         } else {
-            resumeSource.removePartialFile()
+            source.removePartialFile()
         }
         return error
     }

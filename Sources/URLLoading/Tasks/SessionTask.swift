@@ -29,6 +29,13 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var metrics = TaskMetrics()
         /// When a transfer first ran for the task: the start of `metrics.taskInterval`.
         var startedAt: Date?
+        var taskDescription: String?
+        /// A background session's task: when it first started, in whichever process (its resource
+        /// deadline counts from there), how many attempts failed on the network, and whether it
+        /// waits to try again (BG-06).
+        var backgroundCreatedAt: Date?
+        var failedAttempts = 0
+        var awaitingRetry = false
     }
 
     let guarded: Locked<State>
@@ -61,6 +68,16 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         set { guarded.withLock { $0.priority = min(1, max(0, newValue)) } }
     }
 
+    /// The caller's note on the task, for its own use. A background session keeps it with the task,
+    /// so that the session taking it up in a later process knows what the task was for (BG-08).
+    public var taskDescription: String? {
+        get { guarded.withLock { $0.taskDescription } }
+        set {
+            guarded.withLock { $0.taskDescription = newValue }
+            session.backgroundBook?.taskChanged(self)
+        }
+    }
+
     public var description: String {
         "\(type(of: self))(\(taskIdentifier), \(originalRequest.method) \(originalRequest.url.absoluteString), \(state))"
     }
@@ -72,7 +89,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let (action, transfer) = guarded.withLock { ($0.lifecycle.resume(), $0.transfer) }
         switch action {
         case .none: break
-        case .start: session.scheduler.submit(self)
+        case .start:
+            if let failure = session.startingBackgroundTask(self) {
+                finish(error: failure)
+                return
+            }
+            session.scheduler.submit(self)
         case .continueTransfer:
             if let transfer { transfer.post { $0.setUserPaused(false) } } else { session.scheduler.wake() }
         }
@@ -93,7 +115,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         case .cancelTransfer:
             if let transfer {
                 transfer.post { $0.cancel() }
-            } else if session.scheduler.withdraw(self) {
+            } else if session.scheduler.withdraw(self) || stopAwaitingRetry() {
                 finish(error: cancellationWithoutTransfer())
             }
         }
@@ -153,6 +175,91 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         guarded.withLock { update(&$0.progress) }
     }
 
+    // MARK: background retries (BG-06)
+
+    var backgroundCreatedAt: Date? { guarded.withLock { $0.backgroundCreatedAt } }
+
+    /// A background task's resource deadline: `resourceTimeout` after its first start, across processes.
+    var backgroundDeadline: Date? {
+        backgroundCreatedAt.map { $0.addingTimeInterval(session.configuration.resourceTimeout) }
+    }
+
+    /// The time of the first start, for a new background task, or the one its record kept.
+    func markBackgroundStart(at date: Date) {
+        guarded.withLock { state in
+            if state.backgroundCreatedAt == nil { state.backgroundCreatedAt = date }
+        }
+    }
+
+    /// The transfer ended with `error` (nil: success). A background task that failed on the network
+    /// tries again later, as a new transfer of the same task (BG-06); anything else completes it.
+    func transferEnded(error: TransferError?) {
+        guard let error, let book = session.backgroundBook else {
+            finish(error: error)
+            return
+        }
+        let delay = guarded.withLock { state -> TimeInterval? in
+            // A cancellation that raced with the failure wins.
+            guard state.lifecycle.state == .running || state.lifecycle.state == .suspended else { return nil }
+            // Read here, under the lock already held (`backgroundDeadline` would take it again).
+            guard let createdAt = state.backgroundCreatedAt,
+                let delay = book.retryDelay(
+                    after: error, failedAttempts: state.failedAttempts + 1,
+                    deadline: createdAt.addingTimeInterval(session.configuration.resourceTimeout))
+            else { return nil }
+            state.failedAttempts += 1
+            state.transfer = nil
+            state.awaitingRetry = true
+            return delay
+        }
+        guard let delay else {
+            finish(error: error)
+            return
+        }
+        willRetry(after: error)
+        // The host's place goes to others meanwhile; the next attempt queues for one again.
+        session.scheduler.release(self)
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+            self.retryNow()
+        }
+    }
+
+    private func retryNow() {
+        let submit = guarded.withLock { state -> Bool? in
+            guard state.awaitingRetry else { return nil }
+            state.awaitingRetry = false
+            guard state.lifecycle.state != .canceling else { return false }
+            // The next attempt sends the original request again, following redirects anew.
+            state.currentRequest = originalRequest
+            return true
+        }
+        switch submit {
+        case true?: session.scheduler.submit(self)
+        case false?: finish(error: cancellationWithoutTransfer())
+        case nil: break
+        }
+    }
+
+    /// True when the task was waiting to try again, which it now no longer does (it is cancelled).
+    private func stopAwaitingRetry() -> Bool {
+        guarded.withLock { state in
+            defer { state.awaitingRetry = false }
+            return state.awaitingRetry
+        }
+    }
+
+    /// A task taken up from a background store gets back what its record kept.
+    func restoreBackgroundRecord(description: String?, createdAt: Date) {
+        guarded.withLock { state in
+            state.taskDescription = description
+            state.backgroundCreatedAt = createdAt
+        }
+    }
+
+    /// Subclasses keep what the next attempt continues from.
+    func willRetry(after error: TransferError) {}
+
     /// Records the outcome, emits `.completed`, wakes waiters and tells the session. Runs once.
     func finish(error: TransferError?) {
         let waiters: [CheckedContinuation<Void, Never>]? = guarded.withLock { state in
@@ -165,6 +272,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             return state.completionWaiters
         }
         guard let waiters else { return }
+        // No longer outstanding, before anyone can hear of the completion (BG-12).
+        session.backgroundBook?.taskCompleted(self)
         willComplete()
         channel.push(.completed(error))
         for waiter in waiters { waiter.resume() }

@@ -6,7 +6,10 @@ import Foundation
 extension TaskTransfer {
     /// The custom protocol that loads `request`, if one does (PR-04, PR-08).
     func customLoader(for request: TransferRequest) -> (any TransferProtocol.Type)? {
-        ProtocolRegistry.loader(for: request, sessionTypes: configuration.protocolClasses)
+        // A background session's tasks outlive the process, and the code of a custom protocol with
+        // it: they are loaded by the engine itself, over http(s) only (PR-09, BG-04).
+        guard configuration.background == nil else { return nil }
+        return ProtocolRegistry.loader(for: request, sessionTypes: configuration.protocolClasses)
     }
 
     /// Starts the hop through `loader`. A request the protocol puts in another canonical form is

@@ -9,8 +9,11 @@ extension TaskTransfer {
         resumption.reopeningPartialFile = true
         let prefix = role.download?.temporaryFilePrefix ?? DownloadFile.defaultPrefix
         let digesting = role.download?.computesSHA256 ?? false
+        let extends = role.download?.extendsResumeDataOverPartialFile ?? false
         DispatchQueue.global().async { [self] in
             let outcome: Result<DownloadFile, TransferError>
+            // Taken up from a background store after the process died: its bytes past the snapshot count too.
+            let resumeData = extends ? resumeData.coveringWholePartialFile() : resumeData
             do throws(TransferError) {
                 outcome = .success(try DownloadFile.reopen(resumeData, prefix: prefix, digesting: digesting).file)
             } catch {

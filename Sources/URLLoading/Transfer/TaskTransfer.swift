@@ -60,7 +60,9 @@ final class TaskTransfer: @unchecked Sendable {
         self.machine = TransferStateMachine(maximumRedirects: configuration.maximumRedirects)
         self.request = task.currentRequest
         let now = CurlLoop.nowMilliseconds()
-        self.resourceDeadline = now + CurlRequestOptions.milliseconds(configuration.resourceTimeout)
+        // A background task's deadline counts from its first start, across retries and processes (BG-06).
+        let remaining = task.backgroundDeadline.map { max(0, $0.timeIntervalSinceNow) } ?? configuration.resourceTimeout
+        self.resourceDeadline = now + CurlRequestOptions.milliseconds(min(remaining, configuration.resourceTimeout))
         // The first progress event comes a tick after the start, not with the first byte: a small
         // body is whole by then, and its one event is the last (forced) one.
         self.lastProgressEvent = now
@@ -340,7 +342,7 @@ final class TaskTransfer: @unchecked Sendable {
         body?.close()
         body = nil
         sink = .none
-        task.finish(error: error)
+        task.transferEnded(error: error)
     }
 
     /// The task became another (a data task's download, LC-09): the rest goes to the new one.

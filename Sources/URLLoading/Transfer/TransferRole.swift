@@ -33,6 +33,7 @@ enum TransferRole {
         }
     }
 
-    /// The resume data a download continues from (DL-08).
-    var resumeSource: ResumeData? { download?.resumeSource }
+    /// The resume data a download continues from (DL-08), or after a background retry the failed
+    /// attempt's (BG-06).
+    var resumeSource: ResumeData? { download?.continuationSource }
 }
