@@ -88,10 +88,9 @@ struct BackgroundRetryTests {
         task.resume()
         let error = try #require(await task.waitUntilCompleted())
         // Closed unanswered each time; the very last attempt may have run into the deadline itself.
-        // How many attempts fit in 1.5 s depends on the machine's load (one, when the first took
-        // that long): that they are retried at all is the tests above's.
+        // How many attempts fit in 1.5 s depends on the machine's load (none reached the door under
+        // the Thread Sanitizer on a loaded machine): that they are retried at all is the tests above's.
         #expect([.networkConnectionLost, .timedOut].contains(error.code))
-        #expect(frontDoor.connectionCount >= 1)
         session.backgroundBook?.flush()
         #expect(Background.taskFiles(in: Background.store(in: directory)) == [])
     }
