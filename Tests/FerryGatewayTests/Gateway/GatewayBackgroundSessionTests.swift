@@ -252,7 +252,11 @@ struct GatewayBackgroundSessionTests {
             let (_, client) = try await fixture.tenant()
             let session = try await Self.createSession(client, Self.background("survivor"))
             let size = 6 << 20
-            let id = try await client.submit(["kind": "download", "session": session, "request": ["url": fixture.origin.url("/bytes/\(size)?pace_ms=40")]])
+            // The first request stops sending at 3 MB and holds the connection, so the kill lands
+            // mid-download on any machine; the continuation is sent whole.
+            let id = try await client.submit([
+                "kind": "download", "session": session, "request": ["url": fixture.origin.url("/resumable/\(size)?stall_at=3000000")],
+            ])
             let stored = "SELECT (resume_data->>'offset')::bigint > 0 FROM jobs WHERE id = '\(id)'"
             #expect(try await DatabaseQuery.wait(timeout: .seconds(60)) { await DatabaseQuery.bool(stored, fixture.database) })
             await fixture.server.kill()
@@ -281,7 +285,10 @@ struct GatewayBackgroundSessionTests {
             let (_, client) = try await fixture.tenant()
             let session = try await Self.createSession(client, Self.background("nightly", ["discretionary": true]))
             let size = 3 << 20
-            let idle = try await client.submit(["kind": "download", "session": session, "request": ["url": fixture.origin.url("/bytes/\(size)?pace_ms=30")]])
+            // Its first request stops sending at 1 MB and holds the connection (whatever the machine's
+            // speed, it is still running when the normal job comes); the continuation is sent whole.
+            let stalling = "/resumable/\(size)?stall_at=1000000"
+            let idle = try await client.submit(["kind": "download", "session": session, "request": ["url": fixture.origin.url(stalling)]])
             let running = try await client.waitForJob(idle) { (($0["progress"] as? [String: Any])?["bytes_done"] as? Int ?? 0) > 200_000 }
             #expect(running["state"] as? String == "running", "the worker was idle: it took the discretionary job")
             #expect(running["discretionary"] as? Bool == true)
@@ -300,7 +307,7 @@ struct GatewayBackgroundSessionTests {
             let outcomes = await DatabaseQuery.text(
                 "SELECT string_agg(coalesce(outcome, 'open'), ',' ORDER BY attempt) FROM job_attempts WHERE job_id = '\(idle)'", fixture.database)
             #expect(outcomes?.hasPrefix("interrupted") == true && outcomes?.hasSuffix("succeeded") == true, "\(outcomes ?? "")")
-            #expect(fixture.origin.requests.contains { $0.path.hasPrefix("/bytes/\(size)") && ($0.header("Range") ?? "bytes=0-") != "bytes=0-" })
+            #expect(fixture.origin.requests.contains { $0.path.hasPrefix("/resumable/\(size)") && ($0.header("Range") ?? "bytes=0-") != "bytes=0-" })
             // With one worker, the normal job started before the discretionary ones went on.
             let order = await DatabaseQuery.text(
                 """
@@ -344,9 +351,11 @@ struct GatewayBackgroundSessionTests {
     func expectedBytesHoldRoom() async throws {
         try await GatewayFixture.with(options: FerrydServer.Options(maxStorageBytesPerTenant: 1_000_000)) { fixture in
             let (_, client) = try await fixture.tenant()
+            // Stops sending at 300,000 bytes until it is paused; its continuation is sent whole.
             let slow = try await client.submit([
-                "kind": "download", "expected_bytes": 700_000, "request": ["url": fixture.origin.url("/bytes/600000?pace_ms=500")],
+                "kind": "download", "expected_bytes": 700_000, "request": ["url": fixture.origin.url("/resumable/600000?stall_at=300000")],
             ])
+            _ = try await client.waitForState(slow, ["running"])
             #expect(try await client.get("/v1/jobs/\(slow)")["expected_bytes"] as? Int == 700_000)
             let tooMuch = try await client.post("/v1/jobs", json: [
                 "kind": "download", "expected_bytes": 400_000, "request": ["url": fixture.origin.url("/bytes/10")],
@@ -363,7 +372,11 @@ struct GatewayBackgroundSessionTests {
             #expect(blob.status == 507, "\(blob.text)")
             #expect(try await client.post("/v1/jobs", json: ["kind": "download", "expected_bytes": -1, "request": ["url": fixture.origin.url("/bytes/1")]]).status == 400)
 
-            // The job itself may use what it reserved.
+            // Paused, it still holds its room; resumed, it may use what it reserved.
+            #expect([200, 202].contains(try await client.post("/v1/jobs/\(slow)/pause").status))
+            _ = try await client.waitForState(slow, ["paused"])
+            #expect(try await client.send("PUT", "/v1/blobs", body: Data(repeating: 7, count: 400_000)).status == 507)
+            #expect(try await client.post("/v1/jobs/\(slow)/resume").status == 200)
             let done = try await client.waitForState(slow, ["succeeded", "failed"], timeout: .seconds(90))
             #expect(done["state"] as? String == "succeeded", "\(done)")
             // Ended: its reservation is gone, its content counts instead (600,000 stored, 400,000 left).
