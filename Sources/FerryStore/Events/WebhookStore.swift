@@ -22,20 +22,28 @@ public struct WebhookStore: Sendable {
     // MARK: - The tenant's secret
 
     /// The tenant's current secret, made on first use.
+    ///
+    /// Two first uses at once (a tenant's first deliveries go out together): the insert that loses
+    /// waits for the winner, finds the conflict and returns nothing, and its statement's snapshot,
+    /// taken before the winner committed, does not see the winner's row either. A second statement
+    /// has a new snapshot and reads it.
     package func secret(tenant: UUID) async throws -> Secret {
         let associatedData = SealedWebhookSecret.tenantAssociatedData(tenant)
         let made = try SealedWebhookSecret.seal(WebhookSignature.newSecret(), associatedData: associatedData, keyring: keyring)
-        let rows = try await client.query(
-            """
+        let insertedOrFound: PostgresQuery = try """
             WITH made AS (
                 INSERT INTO webhook_secrets (tenant_id, key_id, sealed) VALUES (\(tenant), \(made.keyID), \(made.combined))
                 ON CONFLICT (tenant_id) DO NOTHING RETURNING secret, key_id, sealed
             )
             SELECT secret, key_id, sealed FROM made UNION ALL SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)
-            """, logger: logger)
-        for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
-            if let secret = try SealedWebhookSecret.open(plain: plain, keyID: keyID, sealed: sealed, associatedData: associatedData, keyring: keyring) {
-                return secret
+            """
+        let found: PostgresQuery = "SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)"
+        for query in [insertedOrFound, found] {
+            let rows = try await client.query(query, logger: logger)
+            for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
+                if let secret = try SealedWebhookSecret.open(plain: plain, keyID: keyID, sealed: sealed, associatedData: associatedData, keyring: keyring) {
+                    return secret
+                }
             }
         }
         throw GatewayError.notFound("tenant \(tenant)")
