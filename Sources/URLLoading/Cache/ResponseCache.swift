@@ -4,9 +4,9 @@ import Foundation
 /// entries in memory and in a directory; the gateway may implement one per tenant elsewhere. The
 /// engine calls it on its transfer threads, so every method answers promptly and is thread-safe.
 ///
-/// Entries are keyed by `ResponseCacheKey` (GET and the URL without fragment), one per Vary variant;
-/// an entry is served only to a request with the same values for the headers its response's `Vary`
-/// names.
+/// Entries are keyed by `ResponseCacheKey` (GET and the URL without fragment, or a custom protocol's
+/// own key), one per Vary variant; an entry is served only to a request with the same values for the
+/// headers its response's `Vary` names.
 public protocol ResponseCache: AnyObject, Sendable {
     /// The entry for `request`, or nil (CA-17).
     func cachedResponse(for request: TransferRequest) -> CachedResponse?
@@ -39,8 +39,10 @@ extension ResponseCache {
 /// `storageKey`, the request's `key` followed by the values of the headers its response varies on;
 /// a lookup takes, of the variants whose values match the request's, the most recent.
 public enum ResponseCacheKey {
-    /// "GET <url without fragment>" for a cacheable request (an http or https GET), else nil.
+    /// "GET <url without fragment>" for a cacheable request (an http or https GET), else nil. A custom
+    /// protocol's hop is keyed by the protocol (`TransferProtocol.cacheKey(for:)`), apart from http's.
     public static func key(for request: TransferRequest) -> String? {
+        if let custom = request.protocolCacheKey { return "PROTOCOL " + custom }
         guard request.method.uppercased() == "GET", let scheme = request.url.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
             var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)

@@ -49,6 +49,11 @@ struct TransferCaching {
     /// The most body bytes an entry may have: what the cache keeps (a tenth of its larger tier).
     private var captureLimit = 0
     private var captureResponseDate = Date()
+    /// The entry a custom protocol was given to judge, opened at lookup, until it answers or reports
+    /// a response of its own.
+    private var protocolEntry: (CachedResponse, LocalBody)?
+    /// How a custom protocol asked its response to be stored; nil for http hops, which RFC 9111 rules.
+    private var protocolStoragePolicy: CachedResponse.StoragePolicy?
 
     init(configuration: SessionConfiguration) {
         cache = configuration.urlCache
@@ -62,6 +67,8 @@ struct TransferCaching {
         validating = nil
         fallback = nil
         capture = .none
+        protocolEntry = nil
+        protocolStoragePolicy = nil
         hopRequest = request
         hopSent = Date()
         let policy = request.cachePolicy ?? defaultPolicy
@@ -135,13 +142,61 @@ struct TransferCaching {
         return .serve(HTTPCacheRules.partialContent(from: served, range: range, length: length), part, .hit, revalidation: nil)
     }
 
-    /// A hop a custom protocol loads: the cache neither answers nor stores it (PR-04; the protocol
-    /// keeps its own), and what an earlier hop planned is forgotten.
-    mutating func hopBypassesCache() {
+    enum ProtocolHopPlan {
+        /// Start the protocol; `cached` is what the cache holds under its key, for it to judge.
+        case load(cached: CachedResponse?)
+        /// Answer with the stored entry without starting the protocol.
+        case serve(CachedResponse, LocalBody)
+        case fail(TransferError)
+    }
+
+    /// What the hop a custom protocol loads does with the cache. Without a key (`key` nil, or with a
+    /// line break that would mix it up with a variant's part of the storage key), the cache neither
+    /// answers nor stores it. With one, the entry under it is found as the request's cache policy
+    /// says; freshness is the protocol's to judge, not RFC 9111's. What an earlier hop planned is
+    /// forgotten either way.
+    mutating func planProtocolHop(for request: TransferRequest, key: String?, eligible: Bool) -> ProtocolHopPlan {
         validating = nil
         fallback = nil
         capture = .none
+        protocolEntry = nil
+        protocolStoragePolicy = nil
         hopRequest = nil
+        guard let cache, let key, !key.contains(where: \.isNewline) else { return .load(cached: nil) }
+        var keyed = request
+        keyed.protocolCacheKey = key
+        hopRequest = keyed
+        hopSent = Date()
+        let policy = request.cachePolicy ?? defaultPolicy
+        let found = eligible && policy != .reloadIgnoringLocalCacheData
+            ? cache.cachedResponse(for: keyed).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        switch policy {
+        case .returnCacheDataDontLoad:
+            return found.map { .serve($0.0, $0.1) } ?? .fail(Self.offlineMiss(request))
+        case .returnCacheDataElseLoad:
+            return found.map { .serve($0.0, $0.1) } ?? .load(cached: nil)
+        case .reloadIgnoringLocalCacheData, .useProtocolCachePolicy:
+            protocolEntry = found
+            return .load(cached: found?.0)
+        }
+    }
+
+    /// The protocol found the entry it was given still valid: it answers, once.
+    mutating func takeProtocolEntry() -> (CachedResponse, LocalBody)? {
+        defer { protocolEntry = nil }
+        return protocolEntry
+    }
+
+    /// The protocol reported its response: with a key and a storage policy that allows it, the body
+    /// is kept for the cache as an http response's is, stored as the protocol asked (an ephemeral
+    /// session's in memory only).
+    mutating func protocolResponseArrived(storagePolicy: CachedResponse.StoragePolicy) {
+        protocolEntry = nil
+        guard let cache, hopRequest != nil, storagePolicy != .notAllowed else { return }
+        captureLimit = max(cache.memoryCapacity, cache.diskCapacity) / 10
+        captureResponseDate = Date()
+        capture = .fromSink
+        protocolStoragePolicy = storagePolicy
     }
 
     var hasFallback: Bool { fallback != nil }
@@ -266,8 +321,9 @@ struct TransferCaching {
         var stored = response
         stored.cacheStatus = nil
         stored.headers = HTTPCacheRules.storableHeaders(response.headers)
+        let allowed = protocolStoragePolicy ?? .allowed
         let entry = CachedResponse(
-            response: stored, body: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed,
+            response: stored, body: body, storagePolicy: memoryOnly ? .allowedInMemoryOnly : allowed,
             requestDate: hopSent, responseDate: captureResponseDate,
             varyingRequestHeaders: ResponseCacheKey.values(of: names, in: request))
         return (entry, request)

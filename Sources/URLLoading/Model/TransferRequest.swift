@@ -28,6 +28,9 @@ public struct TransferRequest: Sendable, Equatable, Codable {
     /// Values custom protocols keep on the request (PR-05), read and written through
     /// `TransferProtocol.property(forKey:in:)` and `setProperty(_:forKey:in:)`. Never sent.
     public var protocolProperties: [String: String] = [:]
+    /// The key a custom protocol's hop is cached under (`TransferProtocol.cacheKey(for:)`), set by
+    /// the engine on the copy it looks up and stores with. Never encoded or sent.
+    var protocolCacheKey: String?
 
     public init(
         url: URL,

@@ -22,9 +22,10 @@ final class ProtocolHop: @unchecked Sendable {
         self.transfer = transfer
     }
 
-    /// Makes the instance of `loader` for `request`, its client reporting on `loop`, and starts it.
-    func start(_ loader: any TransferProtocol.Type, request: TransferRequest, loop: CurlLoop) {
-        let client = TransferProtocolClient { [weak self] report in
+    /// Makes the instance of `loader` for `request`, its client reporting on `loop` and holding what
+    /// the cache found for it, and starts it.
+    func start(_ loader: any TransferProtocol.Type, request: TransferRequest, cachedResponse: CachedResponse?, loop: CurlLoop) {
+        let client = TransferProtocolClient(cachedResponse: cachedResponse) { [weak self] report in
             guard let hop = self else {
                 report.drop()
                 return

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A loader for requests the engine does not load itself, or loads differently: the seeds'
-/// `NSURLProtocol` (PR-04..PR-07, PR-13).
+/// `NSURLProtocol` (PR-04..PR-07, PR-13), with its cache equivalence and cached response.
 ///
 /// A conforming type is listed in `SessionConfiguration.protocolClasses` (PR-08) or registered for
 /// every session of the process with `ProtocolRegistry.register(_:)`. For each hop of a task (the
@@ -29,6 +29,18 @@ public protocol TransferProtocol: AnyObject, Sendable {
     /// canonical request is itself. Default: the request unchanged.
     static func canonicalRequest(for request: TransferRequest) -> TransferRequest
 
+    /// The key under which the session's response cache keeps this type's responses: the seeds'
+    /// cache equivalence (two requests with one key are answered by one entry). Asked for each hop,
+    /// after its canonical form is settled. With a key, the instance finds the stored entry in
+    /// `client.cachedResponse` and may answer with it (`client.cachedResponseIsValid()`), and a
+    /// response it reports with a storage policy other than `.notAllowed` is stored under the key
+    /// once its body is complete (the will-cache decision first, as for http). The request's
+    /// `cachePolicy` applies as for http: `.reloadIgnoringLocalCacheData` finds nothing,
+    /// `.returnCacheDataElseLoad` and `.returnCacheDataDontLoad` answer from a stored entry without
+    /// starting the protocol. Default: nil, the engine's cache neither answers nor stores the hop.
+    /// A key with a line break is not used.
+    static func cacheKey(for request: TransferRequest) -> String?
+
     /// Made for one hop, with the request as the delegate settled it; `client` takes what happens.
     init(request: TransferRequest, client: TransferProtocolClient)
 
@@ -47,6 +59,8 @@ public protocol TransferProtocol: AnyObject, Sendable {
 
 extension TransferProtocol {
     public static func canonicalRequest(for request: TransferRequest) -> TransferRequest { request }
+
+    public static func cacheKey(for request: TransferRequest) -> String? { nil }
 
     public func challenge(_ challenge: AuthenticationChallenge, answeredWith disposition: ChallengeDisposition) {}
 

@@ -6,15 +6,29 @@ import Foundation
 /// those made after the hop ended (the protocol was stopped) are dropped.
 public final class TransferProtocolClient: Sendable {
     private let report: @Sendable (ProtocolReport) -> Void
+    /// What the session's cache holds under the protocol's `cacheKey(for:)` for this hop's request;
+    /// nil without a key, a cache, or an entry, and when the request's cache policy reloads. The
+    /// protocol decides whether it still answers (`cachedResponseIsValid()`).
+    public let cachedResponse: CachedResponse?
 
-    init(report: @escaping @Sendable (ProtocolReport) -> Void) {
+    init(cachedResponse: CachedResponse? = nil, report: @escaping @Sendable (ProtocolReport) -> Void) {
+        self.cachedResponse = cachedResponse
         self.report = report
     }
 
     /// The response; report it before the body. A body reported without one gets a response with no
     /// status and no length. For a data task, the delegate's disposition is asked here (LC-08).
-    public func didReceive(_ response: TransferResponse) {
-        report(.response(response))
+    /// `cacheStoragePolicy` other than `.notAllowed` asks the engine to store the response and its
+    /// body under the protocol's cache key once the body is complete; without a key it is ignored.
+    public func didReceive(_ response: TransferResponse, cacheStoragePolicy: CachedResponse.StoragePolicy = .notAllowed) {
+        report(.response(response, storagePolicy: cacheStoragePolicy))
+    }
+
+    /// `cachedResponse` answers the hop: the task gets it and its body (its cache status `.hit`)
+    /// as if loaded, and this hop ends (`stopLoading()` follows). Ignored without a cached response
+    /// or after a response was reported.
+    public func cachedResponseIsValid() {
+        report(.cachedResponseIsValid)
     }
 
     /// A piece of the body. Returns once the engine took it (written to the download's file, or
@@ -55,7 +69,8 @@ public final class TransferProtocolClient: Sendable {
 
 /// One report of a protocol's client, on its way to the transfer.
 enum ProtocolReport: Sendable {
-    case response(TransferResponse)
+    case response(TransferResponse, storagePolicy: CachedResponse.StoragePolicy)
+    case cachedResponseIsValid
     case data(Data, taken: CheckedContinuation<Void, Never>)
     case redirected(to: TransferRequest, response: TransferResponse)
     case finished

@@ -16,7 +16,6 @@ extension TaskTransfer {
     /// first put to the delegate, as a redirect without a redirect response (PR-13, RD-06).
     func startProtocolHop(_ loader: any TransferProtocol.Type) {
         tlsHook = nil
-        caching.hopBypassesCache()
         let canonical = loader.canonicalRequest(for: request)
         guard canonical != request, request != settledCanonicalRequest else {
             loadThroughProtocol(loader)
@@ -59,9 +58,22 @@ extension TaskTransfer {
                 failingURL: request.url))
             return
         }
+        let cached: CachedResponse?
+        switch caching.planProtocolHop(for: loaded, key: loader.cacheKey(for: loaded), eligible: body == nil && resumption.source == nil) {
+        case .load(let entry):
+            cached = entry
+        case .serve(let entry, let body):
+            var response = entry.response
+            response.cacheStatus = .hit
+            serveFromCache(response, body: body)
+            return
+        case .fail(let error):
+            finish(error: error)
+            return
+        }
         let hop = ProtocolHop(url: loaded.url, transfer: self)
         protocolHop = hop
-        hop.start(loader, request: loaded, loop: loop)
+        hop.start(loader, request: loaded, cachedResponse: cached, loop: loop)
     }
 
     /// Takes the protocol's reports in order while nothing holds the hop's body. A decision answered
@@ -84,12 +96,19 @@ extension TaskTransfer {
     /// Acts on one report; false when it has to wait (its body cannot be taken yet).
     private func take(_ report: ProtocolReport, from hop: ProtocolHop) -> Bool {
         switch report {
-        case .response(let response):
+        case .response(let response, let storagePolicy):
             // Only the first response counts: the task's response is settled with it.
             guard hopResponse == nil else { return true }
             hop.responseArrived()
+            caching.protocolResponseArrived(storagePolicy: storagePolicy)
             hopResponse = response
             deliverFinalResponse(response)
+        case .cachedResponseIsValid:
+            guard hopResponse == nil, let (entry, body) = caching.takeProtocolEntry() else { return true }
+            var response = entry.response
+            response.cacheStatus = .hit
+            endProtocolHop(statusCode: response.statusCode, outcome: .completed)
+            serveFromCache(response, body: body)
         case .data(let bytes, let taken):
             guard takeProtocolBody(bytes, from: hop) else { return false }
             taken.resume()
