@@ -34,6 +34,14 @@ ALTER TABLE job_events ADD CONSTRAINT job_events_type_check CHECK (type ~ '^(job
 CREATE FUNCTION ferry_record_session_events_finished() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    -- Most updates of jobs (claims, heartbeats, progress) end no job of a session: one scan of the
+    -- changed rows, and nothing more.
+    IF NOT EXISTS (
+        SELECT 1 FROM changed_jobs n
+        WHERE n.session_id IS NOT NULL AND n.state IN ('succeeded', 'failed', 'cancelled'))
+    THEN
+        RETURN NULL;
+    END IF;
     -- Two transactions ending a session's last two jobs at once would each still see the other job
     -- unfinished, and neither would write the event: they take turns per session, and the query
     -- below, a statement of its own, sees what the one before committed. (An advisory lock rather
