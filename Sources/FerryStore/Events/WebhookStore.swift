@@ -23,30 +23,36 @@ public struct WebhookStore: Sendable {
 
     /// The tenant's current secret, made on first use.
     ///
-    /// Two first uses at once (a tenant's first deliveries go out together): the insert that loses
-    /// waits for the winner, finds the conflict and returns nothing, and its statement's snapshot,
-    /// taken before the winner committed, does not see the winner's row either. A second statement
-    /// has a new snapshot and reads it.
+    /// Read first: every delivery asks, and only the first ever finds none. Two first uses at once (a
+    /// tenant's first deliveries go out together): the insert that loses waits for the winner, finds
+    /// the conflict and returns nothing, and its statement's snapshot, taken before the winner
+    /// committed, does not see the winner's row either; the read after it has a new snapshot.
     package func secret(tenant: UUID) async throws -> Secret {
         let associatedData = SealedWebhookSecret.tenantAssociatedData(tenant)
+        if let stored = try await storedSecret(tenant: tenant, associatedData: associatedData) { return stored }
         let made = try SealedWebhookSecret.seal(WebhookSignature.newSecret(), associatedData: associatedData, keyring: keyring)
-        let insertedOrFound: PostgresQuery = try """
-            WITH made AS (
-                INSERT INTO webhook_secrets (tenant_id, key_id, sealed) VALUES (\(tenant), \(made.keyID), \(made.combined))
-                ON CONFLICT (tenant_id) DO NOTHING RETURNING secret, key_id, sealed
-            )
-            SELECT secret, key_id, sealed FROM made UNION ALL SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)
+        let inserted = try await client.query(
             """
-        let found: PostgresQuery = "SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)"
-        for query in [insertedOrFound, found] {
-            let rows = try await client.query(query, logger: logger)
-            for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
-                if let secret = try SealedWebhookSecret.open(plain: plain, keyID: keyID, sealed: sealed, associatedData: associatedData, keyring: keyring) {
-                    return secret
-                }
+            INSERT INTO webhook_secrets (tenant_id, key_id, sealed) VALUES (\(tenant), \(made.keyID), \(made.combined))
+            ON CONFLICT (tenant_id) DO NOTHING RETURNING secret, key_id, sealed
+            """, logger: logger)
+        if let secret = try await Self.open(inserted, associatedData: associatedData, keyring: keyring) { return secret }
+        if let stored = try await storedSecret(tenant: tenant, associatedData: associatedData) { return stored }
+        throw GatewayError.notFound("tenant \(tenant)")
+    }
+
+    private func storedSecret(tenant: UUID, associatedData: Data) async throws -> Secret? {
+        let rows = try await client.query("SELECT secret, key_id, sealed FROM webhook_secrets WHERE tenant_id = \(tenant)", logger: logger)
+        return try await Self.open(rows, associatedData: associatedData, keyring: keyring)
+    }
+
+    private static func open(_ rows: PostgresRowSequence, associatedData: Data, keyring: VaultKeyring) async throws -> Secret? {
+        for try await (plain, keyID, sealed) in rows.decode((String?, String?, Data?).self) {
+            if let secret = try SealedWebhookSecret.open(plain: plain, keyID: keyID, sealed: sealed, associatedData: associatedData, keyring: keyring) {
+                return secret
             }
         }
-        throw GatewayError.notFound("tenant \(tenant)")
+        return nil
     }
 
     /// A new current secret; the previous one stays valid (and signs too) for `grace`.
