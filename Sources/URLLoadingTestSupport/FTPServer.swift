@@ -29,7 +29,7 @@ public final class FTPServer: Sendable {
     public static let isAvailable: Bool = CommandLineTool(executablePath: python).succeeds(["-c", "import pyftpdlib"])
 
     /// Writes `files` (name → contents; names may contain "/" for subdirectories) into a new
-    /// directory, starts the server on a free port, and returns once it accepts connections.
+    /// directory, starts the server on a port it chooses, and returns once it accepts connections.
     /// `sendLimit` (bytes a second) paces downloads, so that a test can stop one midway: every one, or
     /// only the first `throttledDownloads` (a continuation then runs at full speed, and a slow pause
     /// on a busy machine still lands midway).
@@ -52,25 +52,16 @@ public final class FTPServer: Sendable {
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try contents.write(to: file)
             }
-            // The free port may be taken between choosing and binding it; try a few.
-            var lastError: Error = TestServerError.serverDidNotStart("no attempt made")
-            for _ in 0..<5 {
-                let port = try LoopbackPort.unused()
-                do {
-                    let process = try RunningProcess.launch(
-                        python,
-                        arguments: pyftpdlibArguments(
-                            port: port, root: root.path, credentials: credentials, sendLimit: sendLimit,
-                            throttledDownloads: throttledDownloads),
-                        log: workDirectory.appendingPathComponent("pyftpdlib.log")
-                    )
-                    try waitUntilReachable(port: port, process: process)
-                    return FTPServer(port: port, directory: root.path, workDirectory: workDirectory, process: process)
-                } catch {
-                    lastError = error
-                }
-            }
-            throw lastError
+            // pyftpdlib binds a free port itself and logs which: a port chosen here and bound there
+            // could meanwhile be taken by another test's server, which would then answer for this one.
+            let process = try RunningProcess.launch(
+                python,
+                arguments: pyftpdlibArguments(
+                    root: root.path, credentials: credentials, sendLimit: sendLimit, throttledDownloads: throttledDownloads),
+                log: workDirectory.appendingPathComponent("pyftpdlib.log")
+            )
+            let port = try waitUntilListening(process)
+            return FTPServer(port: port, directory: root.path, workDirectory: workDirectory, process: process)
         } catch {
             try? FileManager.default.removeItem(at: workDirectory)
             throw error
@@ -102,12 +93,12 @@ public final class FTPServer: Sendable {
         try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
     }
 
-    /// `python3 -m pyftpdlib -i 127.0.0.1 -p PORT -d DIR -w`, run through a short prelude that
+    /// `python3 -m pyftpdlib -i 127.0.0.1 -p 0 -d DIR -w`, run through a short prelude that
     /// exits when its standard input closes: if the test process dies without `stop()`, the
     /// pipe closes with it and the server does not outlive it. With `sendLimit`, the prelude makes
     /// data connections (all, or the first `throttledDownloads`) pyftpdlib's throttled one.
     private static func pyftpdlibArguments(
-        port: Int, root: String, credentials: (user: String, password: String)?, sendLimit: Int?, throttledDownloads: Int?
+        root: String, credentials: (user: String, password: String)?, sendLimit: Int?, throttledDownloads: Int?
     ) -> [String] {
         let throttle = sendLimit.map { limit in
             """
@@ -128,25 +119,33 @@ public final class FTPServer: Sendable {
             \(throttle)sys.argv[0] = "pyftpdlib"
             runpy.run_module("pyftpdlib", run_name="__main__", alter_sys=True)
             """
-        var arguments = ["-c", prelude, "-i", "127.0.0.1", "-p", String(port), "-d", root, "-w"]
+        var arguments = ["-c", prelude, "-i", "127.0.0.1", "-p", "0", "-d", root, "-w"]
         if let credentials {
             arguments += ["-u", credentials.user, "-P", credentials.password]
         }
         return arguments
     }
 
-    private static func waitUntilReachable(port: Int, process: RunningProcess) throws {
+    /// The port the server logged it listens on (">>> starting FTP server on 127.0.0.1:PORT"), once
+    /// it accepts connections there.
+    private static func waitUntilListening(_ process: RunningProcess) throws -> Int {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else {
                 throw TestServerError.serverDidNotStart("pyftpdlib exited: \(process.logText)")
             }
-            if LoopbackPort.acceptsConnections(port) {
-                return
+            if let port = listeningPort(in: process.logText), LoopbackPort.acceptsConnections(port) {
+                return port
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.terminate()
-        throw TestServerError.serverDidNotStart("pyftpdlib not reachable on port \(port) after 10 s: \(process.logText)")
+        throw TestServerError.serverDidNotStart("pyftpdlib not listening after 10 s: \(process.logText)")
+    }
+
+    static func listeningPort(in log: String) -> Int? {
+        let marker = "starting FTP server on 127.0.0.1:"
+        guard let range = log.range(of: marker) else { return nil }
+        return Int(log[range.upperBound...].prefix { $0.isNumber })
     }
 }
