@@ -68,6 +68,11 @@ public final class FTPServer: Sendable {
         }
     }
 
+    /// What pyftpdlib logged (every command and reply), for a failing test to show.
+    public var log: String {
+        running.withLockedValue { $0?.logText } ?? ""
+    }
+
     /// "ftp://127.0.0.1:PORT/name"
     public func url(_ name: String) -> String {
         "ftp://127.0.0.1:\(port)/" + (name.hasPrefix("/") ? String(name.dropFirst()) : name)
