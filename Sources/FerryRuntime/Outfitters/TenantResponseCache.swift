@@ -198,6 +198,13 @@ final class TenantResponseCache: ResponseCache {
         }
         let started = ContinuousClock.now
         let (rows, revision) = try await index.entries(tenant: tenantID, afterRevision: after)
+        take(rows, revision: revision, whole: whole, started: started)
+    }
+
+    /// Out of line: every job's task refreshes at its start and keeps the memory of its deepest
+    /// async frames until it ends (a thousand jobs at once, bench P5).
+    @inline(never)
+    private func take(_ rows: [TenantCacheEntry], revision: Int64, whole: Bool, started: ContinuousClock.Instant) {
         state.withLock { state in
             if whole {
                 let kept = state.entries.filter { state.pending[$0.key] != nil }

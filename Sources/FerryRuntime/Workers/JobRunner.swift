@@ -69,9 +69,9 @@ final class JobRunner: Sendable {
         self.logger = logger
     }
 
-    private var job: JobRecord { claim.job }
+    var job: JobRecord { claim.job }
     /// Whose engine session the job runs in, and so whose credentials, cookie jar and cache it uses.
-    private var sessionOwner: EngineSessionOwner {
+    var sessionOwner: EngineSessionOwner {
         EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
     }
 
@@ -85,29 +85,14 @@ final class JobRunner: Sendable {
         let transfer = RunningTransfer()
         let started = ContinuousClock.now
         metrics.attemptStarted(kind: job.kind, attempt: job.attempt)
-        let completion: JobQueue.Completion?
-        do {
-            transfer.storageQuota = try await storageStanding()
-            let (task, decisions) = try await makeTask()
-            completion = await drive(task, decisions: decisions, transfer: transfer)
-            if let span, let tracer { EngineHopSpans.record(task.metrics, method: job.request.method, under: span.context, tracer: tracer) }
-            // Its own session (asking for decisions) served this attempt only.
-            if decisions != nil { task.session.finishTasksAndInvalidate() }
-        } catch let failure as AttemptFailure {
-            completion = finished(failure, transfer: transfer, response: nil, resumeData: nil)
-        } catch {
-            completion = finished(AttemptFailure("internal_error", "\(error)"), transfer: transfer, response: nil, resumeData: nil)
-        }
-        metrics.attemptFinished(
-            kind: job.kind, tenant: job.tenantID, outcome: completion?.attemptOutcome ?? "lease_lost", duration: ContinuousClock.now - started,
-            bytesReceived: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone,
-            bytesSent: transfer.progress.bytesSent)
+        let completion = await transferred(transfer, span: span)
+        recordMetrics(of: completion, transfer: transfer, started: started)
         do {
             // Before the end is recorded: the session's next job, on any ferryd, must find the cookies
             // this one was given and the responses it cached.
             try await engine.settle(for: sessionOwner)
         } catch {
-            logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            warnUnsettled(error)
         }
         if let span { endAttemptSpan(span, completion: completion) }
         guard let completion else { return }
@@ -117,9 +102,52 @@ final class JobRunner: Sendable {
         }
     }
 
+    /// The attempt's transfer, from making its task to judging how it ended; nil when the lease was lost.
+    /// The synchronous steps around it are out of line, as `outcome`'s are: a task keeps the memory
+    /// of its deepest async frames until it ends.
+    private func transferred(_ transfer: RunningTransfer, span: (any Span)?) async -> JobQueue.Completion? {
+        do {
+            transfer.storageQuota = try await storageStanding()
+            let (task, decisions) = try await makeTask()
+            let completion = await drive(task, decisions: decisions, transfer: transfer)
+            if let span { recordHopSpans(of: task, under: span) }
+            // Its own session (asking for decisions) served this attempt only.
+            if decisions != nil { task.session.finishTasksAndInvalidate() }
+            return completion
+        } catch {
+            return failedBeforeTransfer(error, transfer: transfer)
+        }
+    }
+
+    @inline(never)
+    private func failedBeforeTransfer(_ error: any Error, transfer: RunningTransfer) -> JobQueue.Completion {
+        let failure = error as? AttemptFailure ?? AttemptFailure("internal_error", "\(error)")
+        return finished(failure, transfer: transfer, response: nil, resumeData: nil)
+    }
+
+    @inline(never)
+    private func recordHopSpans(of task: DownloadTask, under span: any Span) {
+        guard let tracer else { return }
+        EngineHopSpans.record(task.metrics, method: job.request.method, under: span.context, tracer: tracer)
+    }
+
+    @inline(never)
+    private func recordMetrics(of completion: JobQueue.Completion?, transfer: RunningTransfer, started: ContinuousClock.Instant) {
+        metrics.attemptFinished(
+            kind: job.kind, tenant: job.tenantID, outcome: completion?.attemptOutcome ?? "lease_lost", duration: ContinuousClock.now - started,
+            bytesReceived: (completion?.progress.bytesDone ?? transfer.progress.bytesReceived) - job.bytesDone,
+            bytesSent: transfer.progress.bytesSent)
+    }
+
+    @inline(never)
+    private func warnUnsettled(_ error: any Error) {
+        logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+    }
+
     /// The job is over: the partial file its resume data named when this attempt took it up goes
     /// too, whoever wrote it. This attempt continued in it (and moved or removed it already) or, when
     /// a stopped worker still held it, in a copy; that worker's file is left to nobody otherwise.
+    @inline(never)
     private func removeInheritedPartialFile() {
         guard let text = job.resumeData, let inherited = try? ResumeData(jsonData: Data(text.utf8)) else { return }
         inherited.removePartialFile()
@@ -152,13 +180,34 @@ final class JobRunner: Sendable {
     }
 
     /// The failure of an attempt whose content (`bytes`, when known) does not fit in `standing`.
-    private static func quotaFailure(_ standing: StorageQuota.Standing, bytes: Int64?) -> AttemptFailure {
+    static func quotaFailure(_ standing: StorageQuota.Standing, bytes: Int64?) -> AttemptFailure {
         let refusal = StorageQuota.exceeded(standing, adding: bytes, what: "the job's content")
         return AttemptFailure(refusal.code, refusal.detail)
     }
 
     /// The attempt's task, and the delegate that makes its decisions when the job asks for any.
+    ///
+    /// Its synchronous steps are out of line, as `outcome`'s are: a task keeps the memory of its
+    /// deepest async frames until it ends.
     private func makeTask() async throws -> (DownloadTask, JobDecisionMaker?) {
+        let (request, decisions) = try requestAndDecisionMaker()
+        do {
+            try await engine.prepare(for: sessionOwner, stored: claim.stored)
+        } catch {
+            // Without it the job would run with a stale jar (no login cookie): better later than wrong.
+            throw AttemptFailure(
+                "storage_unavailable", "the session's cookie jar or the tenant's cache index could not be read: \(error)",
+                retry: .gatewayStorage)
+        }
+        let session = try engineSession(decisions: decisions)
+        let directory = try jobDirectory()
+        let task = try await downloadTask(in: session, request: request)
+        configure(task, directory: directory)
+        return (task, decisions)
+    }
+
+    @inline(never)
+    private func requestAndDecisionMaker() throws -> (TransferRequest, JobDecisionMaker?) {
         if let reason = claim.unopenableSecret {
             // Sent without its header or proxy password the request would be another one: fail it.
             throw AttemptFailure("secret_unopenable", "a secret sealed in the job or its session does not open: \(reason)")
@@ -177,6 +226,7 @@ final class JobRunner: Sendable {
         request.cachePolicy = (job.policies.cachePolicy ?? settings.cachePolicy).flatMap(RequestCachePolicy.init(apiName:))
         // A job may keep its requests out of its session's jar (CK-02).
         request.httpShouldHandleCookies = job.policies.cookies ?? true
+        if case .inline(let data)? = job.request.body { request.body = data }
 
         let decisionPolicy = (job.policies.decisions ?? DecisionPolicy()).over(settings.decisions)
         let decisions = decisionPolicy.asksAnything
@@ -184,49 +234,75 @@ final class JobRunner: Sendable {
                 policy: decisionPolicy, answers: claim.decisionAnswers, credentials: decisionCredentials, tenant: job.tenantID, job: job.id,
                 request: url)
             : nil
-        let session: Session
-        do {
-            try await engine.prepare(for: sessionOwner, stored: claim.stored)
-        } catch {
-            // Without it the job would run with a stale jar (no login cookie): better later than wrong.
-            throw AttemptFailure(
-                "storage_unavailable", "the session's cookie jar or the tenant's cache index could not be read: \(error)",
-                retry: .gatewayStorage)
-        }
+        return (request, decisions)
+    }
+
+    @inline(never)
+    private func engineSession(decisions: JobDecisionMaker?) throws -> Session {
+        let settings = claim.session ?? SessionSettings()
         do {
             let key = JobEngine.Key(
                 owner: sessionOwner, settings: settings.engineKey(maxRedirects: job.policies.followRedirects ? job.policies.maxRedirects : 0))
-            session = try decisions.map { try engine.attemptSession(for: key, delegate: $0) } ?? engine.session(for: key)
+            return try decisions.map { try engine.attemptSession(for: key, delegate: $0) } ?? engine.session(for: key)
         } catch {
             throw AttemptFailure("internal_error", "the engine session could not be made: \(error)")
         }
-        try files.makeDirectory(files.jobDirectory(tenant: job.tenantID))
-        let directory = URL(fileURLWithPath: files.absolute(files.jobDirectory(tenant: job.tenantID)) ?? files.dataDirectory)
+    }
 
-        let task: DownloadTask
-        do {
-            switch job.request.body {
-            case .inline(let data)?:
-                request.body = data
-                task = try session.downloadTask(with: request)
-            case let body?:
-                guard let relative = try await queue.bodyFile(for: body, tenant: job.tenantID), let path = files.absolute(relative) else {
-                    throw AttemptFailure("body_unavailable", "the job's body (a blob or another job's content) no longer exists")
-                }
-                task = try session.downloadTask(with: request, uploading: .file(URL(fileURLWithPath: path)))
-            case nil:
-                if let text = job.resumeData, let stored = try? ResumeData(jsonData: Data(text.utf8)) {
-                    // The stored resume data may be a few seconds older than the file (a killed
-                    // ferryd wrote on until it died): continue after everything it wrote.
-                    let resumeData = await Self.offTheCooperativePool { stored.coveringWholePartialFile() }
-                    task = try session.downloadTask(withResumeData: resumeData)
-                } else {
-                    task = try session.downloadTask(with: request)
-                }
+    @inline(never)
+    private func jobDirectory() throws -> URL {
+        try files.makeDirectory(files.jobDirectory(tenant: job.tenantID))
+        return URL(fileURLWithPath: files.absolute(files.jobDirectory(tenant: job.tenantID)) ?? files.dataDirectory)
+    }
+
+    /// Where the attempt's task starts from.
+    private enum TaskStart {
+        case request
+        case upload(URL)
+        case resume(ResumeData)
+    }
+
+    private func downloadTask(in session: Session, request: TransferRequest) async throws -> DownloadTask {
+        let start: TaskStart
+        switch job.request.body {
+        case .inline?:
+            start = .request
+        case let body?:
+            guard let relative = try await queue.bodyFile(for: body, tenant: job.tenantID), let path = files.absolute(relative) else {
+                throw AttemptFailure("body_unavailable", "the job's body (a blob or another job's content) no longer exists")
             }
-        } catch let error as TransferError {
+            start = .upload(URL(fileURLWithPath: path))
+        case nil:
+            if let stored = storedResumeData() {
+                // The stored resume data may be a few seconds older than the file (a killed
+                // ferryd wrote on until it died): continue after everything it wrote.
+                start = .resume(await Self.offTheCooperativePool { stored.coveringWholePartialFile() })
+            } else {
+                start = .request
+            }
+        }
+        return try Self.downloadTask(in: session, request: request, from: start)
+    }
+
+    @inline(never)
+    private func storedResumeData() -> ResumeData? {
+        job.resumeData.flatMap { try? ResumeData(jsonData: Data($0.utf8)) }
+    }
+
+    @inline(never)
+    private static func downloadTask(in session: Session, request: TransferRequest, from start: TaskStart) throws -> DownloadTask {
+        do {
+            switch start {
+            case .request: return try session.downloadTask(with: request)
+            case .upload(let file): return try session.downloadTask(with: request, uploading: .file(file))
+            case .resume(let resumeData): return try session.downloadTask(withResumeData: resumeData)
+            }
+        } catch {
             throw AttemptFailure(error.code.rawValue, error.message)
         }
+    }
+
+    private func configure(_ task: DownloadTask, directory: URL) {
         task.temporaryDirectory = directory
         task.spareFiles = files.spares
         // result.sha256 and checksum.sha256: hashed beside the writes, off the engine's loop.
@@ -235,7 +311,6 @@ final class JobRunner: Sendable {
         task.acceptsCompressedContent = job.policies.compressed ?? false
         // Named for this attempt, so that a sweep can tell when nothing holds them any more.
         task.temporaryFilePrefix = PartialFileName(job: job.id, attempt: job.attempt).prefix
-        return (task, decisions)
     }
 
     /// Runs blocking file work (reading a partial file of gigabytes) on a thread of its own.
@@ -248,7 +323,7 @@ final class JobRunner: Sendable {
     // MARK: - Running it
 
     /// What the event loop found.
-    private struct Observed {
+    struct Observed {
         var response: TransferResponse?
         var placed: JobRecord.StoredResult?
         var placeFailure: AttemptFailure?
@@ -345,6 +420,7 @@ final class JobRunner: Sendable {
     /// Renames the finished file into place after checking its SHA-256 (computed while writing) and
     /// that it fits in the tenant's storage quota.
     /// `parts`: how many parts a multipart response had (0: it was no multipart response).
+    @inline(never)
     private func place(
         _ file: URL, task: DownloadTask, response: TransferResponse, parts: Int, transfer: RunningTransfer
     ) -> Result<JobRecord.StoredResult, AttemptFailure> {
@@ -403,8 +479,8 @@ final class JobRunner: Sendable {
             lastBytes = progress.bytesReceived
             beats += 1
             var resumeText: String?
-            if beats % resumeDataEveryBeats == 0, let snapshot = await task.resumeDataSnapshot(), let data = try? snapshot.jsonData() {
-                resumeText = String(decoding: data, as: UTF8.self)
+            if beats % resumeDataEveryBeats == 0, let snapshot = await task.resumeDataSnapshot() {
+                resumeText = Self.text(of: snapshot)
             }
             let stored = JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: rate)
             let answer: JobQueue.HeartbeatAnswer
@@ -417,9 +493,7 @@ final class JobRunner: Sendable {
             } catch {
                 // The database is away: keep transferring; the lease is not taken back until its
                 // worker had time to renew it after the database's return (`WorkerPool`).
-                if !DatabaseOutage.describes(error) {
-                    logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
-                }
+                warnHeartbeatFailed(error)
                 continue
             }
             switch answer {
@@ -431,6 +505,19 @@ final class JobRunner: Sendable {
         }
     }
 
+    // Out of line, as `outcome` is: the heartbeat's task keeps its frames while the job runs.
+    @inline(never)
+    private static func text(of resumeData: ResumeData) -> String? {
+        (try? resumeData.jsonData()).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @inline(never)
+    private func warnHeartbeatFailed(_ error: any Error) {
+        if !DatabaseOutage.describes(error) {
+            logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
     private func stop(_ task: DownloadTask, transfer: RunningTransfer, reason: RunningTransfer.StopReason) {
         guard transfer.requestStop(reason) else { return }
         if reason == .cancel {
@@ -439,135 +526,5 @@ final class JobRunner: Sendable {
             // Keeps the partial file and puts resume data in the task's error.
             task.cancel(producingResumeData: { _ in })
         }
-    }
-
-    // MARK: - Judging the attempt
-
-    private func outcome(
-        of task: DownloadTask, observed: Observed, decisions: JobDecisionMaker?, transfer: RunningTransfer
-    ) async -> JobQueue.Completion? {
-        let response = (task.response ?? observed.response).map(Self.stored)
-        let resumeData = task.error?.resumeData.flatMap { try? $0.jsonData() }.map { String(decoding: $0, as: UTF8.self) }
-        var progress = progressNow(transfer)
-
-        switch transfer.stopReason {
-        case .leaseLost?:
-            return nil
-        case .pause?:
-            return JobQueue.Completion(.pause, attemptOutcome: "paused", progress: progress, response: response, resumeData: resumeData)
-        case .shutdown?, .yield?:
-            return JobQueue.Completion(.release, attemptOutcome: "interrupted", progress: progress, response: response, resumeData: resumeData)
-        case .cancel?:
-            task.error?.resumeData?.removePartialFile()
-            return JobQueue.Completion(
-                .cancel, attemptOutcome: "cancelled", progress: progress, response: response,
-                errorCode: "cancelled", errorMessage: "cancelled through the API")
-        case .totalTimeout?:
-            return finished(
-                AttemptFailure("timed_out", "the job took longer than its total timeout of \(job.policies.totalTimeout ?? 0) s",
-                               retry: .transfer(.timedOut)),
-                transfer: transfer, response: response, resumeData: resumeData)
-        case .storageQuota?:
-            let bytes = max(progress.bytesDone, progress.bytesExpected ?? 0)
-            return finished(
-                transfer.storageQuota.map { Self.quotaFailure($0, bytes: bytes) }
-                    ?? AttemptFailure("storage_quota_exceeded", "the job's content does not fit in the tenant's storage quota"),
-                transfer: transfer, response: response, resumeData: resumeData)
-        case nil:
-            break
-        }
-
-        switch decisions?.stop {
-        case .asked(let decision)?:
-            // The partial file of an earlier attempt stays for the attempt after the answer, and the
-            // job's progress says how much of it there is (this attempt stopped before any body).
-            progress.bytesDone = max(progress.bytesDone, job.bytesDone)
-            progress.bytesExpected = progress.bytesExpected ?? job.bytesExpected
-            return JobQueue.Completion(
-                .awaitDecision, attemptOutcome: "waiting_for_decision", progress: progress, response: response,
-                resumeData: resumeData ?? job.resumeData, decision: decision, decisionTimeoutSeconds: decisions?.policy.timeout)
-        case .failed(let code, let message)?:
-            return finished(AttemptFailure(code, message), transfer: transfer, response: response, resumeData: resumeData ?? job.resumeData)
-        case nil:
-            break
-        }
-
-        if let error = task.error {
-            var code = error.code.rawValue
-            var message = error.message
-            if error.code == .tooManyRedirects, !job.policies.followRedirects {
-                code = "redirect_not_followed"
-                message = "the server redirected and the job's redirects.follow is false"
-            }
-            if error.code == .userAuthenticationRequired {
-                // The engine gave up on a space after its cap of rejected credentials (AU-20).
-                code = "authentication_failed"
-                message = "authentication failed: \(error.message)"
-            }
-            if error.code == .resourceUnavailable, task.originalRequest.cachePolicy == .returnCacheDataDontLoad {
-                code = "not_in_cache"
-                message = "cache_policy is return_cache_dont_load and no cached response matches the request"
-            }
-            return finished(AttemptFailure(code, message, retry: .transfer(error.code)), transfer: transfer, response: response, resumeData: resumeData)
-        }
-        guard let final = task.response else {
-            return finished(AttemptFailure("bad_server_response", "the transfer ended without a response"), transfer: transfer, response: nil, resumeData: nil)
-        }
-        if final.statusCode == 401, let refusal = await engine.explainUnauthorized(final, for: sessionOwner) {
-            // A stored credential was refused (tried once: default handling never proposes a credential
-            // its space just rejected, AU-19), or could not be opened: say which, not just "401".
-            return finished(
-                AttemptFailure(refusal.code, refusal.message, retry: .httpStatus(401, retryAfter: nil), httpStatus: 401),
-                transfer: transfer, response: response, resumeData: nil)
-        }
-        if let status = final.statusCode, (300..<400).contains(status), let target = decisions?.refusedRedirect {
-            return finished(
-                AttemptFailure("redirect_refused", "the answer to the redirect decision refused the redirect to \(target)", httpStatus: status),
-                transfer: transfer, response: response, resumeData: nil)
-        }
-        if let status = final.statusCode, !final.isSuccess {
-            return finished(
-                AttemptFailure("http_error", "the server answered \(status)", retry: .httpStatus(status, retryAfter: final.headers["Retry-After"]), httpStatus: status),
-                transfer: transfer, response: response, resumeData: nil)
-        }
-        if let failure = observed.placeFailure {
-            return finished(failure, transfer: transfer, response: response, resumeData: nil)
-        }
-        guard let result = observed.placed else {
-            return finished(AttemptFailure("bad_server_response", "the transfer produced no content"), transfer: transfer, response: response, resumeData: nil)
-        }
-        progress.bytesDone = result.size
-        return JobQueue.Completion(.succeed, attemptOutcome: "succeeded", progress: progress, response: response, result: result)
-    }
-
-    /// A failed attempt: retried after a backoff while attempts remain and the failure is worth it,
-    /// else the job fails (its partial file goes then).
-    private func finished(
-        _ failure: AttemptFailure, transfer: RunningTransfer, response: JobRecord.StoredResponse?, resumeData: String?
-    ) -> JobQueue.Completion {
-        let policy = RetryPolicy(
-            maxAttempts: job.maxAttempts, baseDelay: retryBaseDelay,
-            networkRetriesUntil: job.policies.retryNetworkErrorsUntil.flatMap { try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) })
-        let attemptNumber = claim.earlierFailures + 1
-        let delay = failure.retry.flatMap { policy.delayBeforeRetry(after: $0, attempt: attemptNumber) }
-        if delay == nil, let resumeData, let data = try? ResumeData(jsonData: Data(resumeData.utf8)) {
-            data.removePartialFile()
-        }
-        return JobQueue.Completion(
-            delay == nil ? .fail : .retry, attemptOutcome: delay == nil ? "failed" : "retrying",
-            progress: progressNow(transfer), response: response, errorCode: failure.code, errorMessage: failure.message,
-            resumeData: delay == nil ? nil : resumeData, retryDelay: delay, httpStatus: failure.httpStatus)
-    }
-
-    private func progressNow(_ transfer: RunningTransfer) -> JobQueue.Progress {
-        let progress = transfer.progress
-        return JobQueue.Progress(bytesDone: progress.bytesReceived, bytesExpected: progress.totalBytesExpectedToReceive, bytesPerSecond: nil)
-    }
-
-    static func stored(_ response: TransferResponse) -> JobRecord.StoredResponse {
-        JobRecord.StoredResponse(
-            status: response.statusCode,
-            headers: response.headers.map { JobSpecification.Header(name: $0.name, value: $0.value) },
-            url: response.url.absoluteString)
     }
 }
