@@ -100,7 +100,7 @@ struct CredentialSubmission: Decodable {
             if session != nil { problem("session", "is only for persistence session") }
         case .session?:
             if let text = session {
-                sessionID = UUID(uuidString: text)
+                sessionID = UUID(idText: text)
                 if sessionID == nil { problem("session", "must be a session id") }
             } else {
                 problem("session", "is required for persistence session")

@@ -57,7 +57,7 @@ struct DecisionAnswerSubmission: Decodable {
                 }
                 answer.inline = InlineCredential(username: username, password: password)
             case (nil, nil, let id?):
-                if let uuid = UUID(uuidString: id) { answer.vaultID = uuid } else { problem("credential.id", "is not a credential id") }
+                if let uuid = UUID(idText: id) { answer.vaultID = uuid } else { problem("credential.id", "is not a credential id") }
             default:
                 problem("credential", "use_credential needs {\"username\", \"password\"} or {\"id\"} of a vault credential")
             }

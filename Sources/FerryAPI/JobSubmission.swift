@@ -169,9 +169,9 @@ struct JobSubmission: Decodable {
             } else if let base64 {
                 if let data = Data(base64Encoded: base64) { body = .inline(data) } else { problem("request.body.base64", "is not valid base64") }
             } else if let blob {
-                if let id = UUID(uuidString: blob) { body = .blob(id) } else { problem("request.body.blob", "is not a blob id") }
+                if let id = UUID(idText: blob) { body = .blob(id) } else { problem("request.body.blob", "is not a blob id") }
             } else if let job {
-                if let id = UUID(uuidString: job) { body = .jobContent(id) } else { problem("request.body.job", "is not a job id") }
+                if let id = UUID(idText: job) { body = .jobContent(id) } else { problem("request.body.job", "is not a job id") }
             }
         }
         if kind == .upload, request?.body == nil { problem("request.body", "an upload job needs a body") }
@@ -195,7 +195,7 @@ struct JobSubmission: Decodable {
 
         var sessionID: UUID?
         if let text = session {
-            sessionID = UUID(uuidString: text)
+            sessionID = UUID(idText: text)
             if sessionID == nil { problem("session", "is not a session id") }
         }
 

@@ -143,7 +143,7 @@ struct TenantRoutes {
 
     /// A UUID path parameter; anything else is a 404 (no such thing can exist).
     static func id(_ context: GatewayRequestContext, _ name: String) throws -> UUID {
-        guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else {
+        guard let text = context.parameters.get(name), let id = UUID(idText: text) else {
             throw Problem(.notFound, code: "not_found", "nothing has the id '\(context.parameters.get(name) ?? "")': ids are UUIDs")
         }
         return id

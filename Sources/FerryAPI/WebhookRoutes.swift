@@ -172,7 +172,7 @@ struct WebhookRoutes {
             let scope = try scope(context)
             var job: UUID?
             if let text = request.uri.queryParameters["job"].map(String.init) {
-                guard let id = UUID(uuidString: text) else { throw Problem.invalid([.init(field: "job", message: "must be a job id")]) }
+                guard let id = UUID(idText: text) else { throw Problem.invalid([.init(field: "job", message: "must be a job id")]) }
                 job = id
             }
             return DeliveryList(deliveries: try await store.deliveries(scope: scope, job: job).map { DeliveryView($0, showTenant: showTenant) })

@@ -1,4 +1,5 @@
 import Foundation
+import FerryModel
 
 /// How a job attempt's temporary files are named in its tenant's directory:
 /// `partial-<job>-<attempt>-<UUID>.tmp`, so that a sweep can tell whose a file is without asking
@@ -20,7 +21,7 @@ public struct PartialFileName: Sendable, Equatable {
         guard fileName.hasPrefix("partial-"), fileName.hasSuffix(".tmp") else { return nil }
         // partial- + 36 (job) + - + attempt + - + 36 (UUID) + .tmp
         let middle = fileName.dropFirst("partial-".count).dropLast(".tmp".count)
-        guard middle.count > 36 + 1 + 1 + 36, let job = UUID(uuidString: String(middle.prefix(36))) else { return nil }
+        guard middle.count > 36 + 1 + 1 + 36, let job = UUID(idText: String(middle.prefix(36))) else { return nil }
         let rest = middle.dropFirst(37).split(separator: "-", maxSplits: 1)
         guard rest.count == 2, let attempt = Int(rest[0]), attempt >= 0 else { return nil }
         self.job = job

@@ -332,7 +332,7 @@ public struct JobCursor: Sendable, Equatable {
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: ":")
         guard parts.count == 2, let micros = Int64(parts[0]), Self.representableMicros.contains(micros),
-              let id = UUID(uuidString: String(parts[1]))
+              let id = UUID(idText: String(parts[1]))
         else { return nil }
         self.init(createdMicros: micros, id: id)
     }
