@@ -112,7 +112,7 @@ final class TenantResponseCache: ResponseCache {
             removeEntry(key)
             return
         }
-        let bodyFile = "\(directory)/\(UUID().uuidString.lowercased()).body"
+        let bodyFile = "\(directory)/\(UUID.random().uuidString.lowercased()).body"
         guard let path = files.absolute(bodyFile) else { return }
         do {
             try files.makeDirectory(directory)

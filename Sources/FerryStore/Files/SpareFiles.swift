@@ -40,7 +40,7 @@ public final class SpareFiles: SpareFileSource {
             unlink(path)
             return
         }
-        let name = UUID().uuidString.lowercased()
+        let name = UUID.random().uuidString.lowercased()
         let spare = "\(directory)/\(name)"
         if rename(path, spare) != 0 {
             // The first spare: make the directory, then try once more.

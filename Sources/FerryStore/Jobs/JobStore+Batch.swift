@@ -2,6 +2,7 @@ import FerryModel
 import Foundation
 import Logging
 import PostgresNIO
+import URLLoading
 
 /// `POST /v1/jobs/batch`: many jobs in one transaction and one statement, all or none.
 extension JobStore {
@@ -37,7 +38,7 @@ extension JobStore {
             for job in jobs where job.request.body?.refersToStoredContent ?? false {
                 try await Self.checkBodySource(job.request.body, tenant: tenant, on: connection, logger: logger)
             }
-            let ids = jobs.map { _ in UUID() }
+            let ids = jobs.map { _ in UUID.random() }
             let requests = try zip(ids, jobs).map { id, job in try SealedJobRequest.json(job.request, job: id, keyring: keyring) }
             let statement = InsertJobBatchStatement(
                 tenant: tenant, defaultMaxQueued: defaultMaxQueued, ids: ids, jobs: jobs, storedRequests: requests, idempotencyKey: idempotencyKey,

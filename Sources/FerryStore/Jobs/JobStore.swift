@@ -4,6 +4,7 @@ import FerryVault
 import Foundation
 import Logging
 import PostgresNIO
+import URLLoading
 
 /// The API's side of `jobs`: submitting, reading, listing, and the operator's controls. Every query
 /// that a tenant's request makes names the tenant, so another tenant's job is simply not found.
@@ -59,7 +60,7 @@ public struct JobStore: Sendable {
         let defaultMaxQueued = defaultMaxQueuedJobs
         let queueRoom = self.queueRoom
         let countRoom = !queueRoom.maySkipCount(tenant: tenant)
-        let id = UUID()
+        let id = UUID.random()
         let storedRequest = try SealedJobRequest.json(job.request, job: id, keyring: keyring)
         // The queue's room and the session are checked by the insert itself.
         func insert(hash: Data?, on connection: PostgresConnection) async throws -> JobRecord {

@@ -71,7 +71,7 @@ struct CacheDiskIndex {
 
     /// Writes the body, then the index that names it.
     mutating func store(_ entry: CachedResponse, key: String, use: UInt64, storedAt: Date) throws {
-        let name = UUID().uuidString + ".body"
+        let name = UUID.random().uuidString + ".body"
         // A copy, not a link: a download's file is the caller's to change afterwards.
         try CachedBodyFile.write(entry.body, to: bodyURL(name), linking: false)
         let old = records[key]

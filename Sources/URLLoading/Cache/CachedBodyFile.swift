@@ -22,7 +22,7 @@ public enum CachedBodyFile {
             if linking, link(source.path, destination.path) == 0 {
                 return
             }
-            let partial = destination.path + ".partial-\(UUID().uuidString)"
+            let partial = destination.path + ".partial-\(UUID.random().uuidString)"
             do {
                 try copy(source.path, to: partial, length: length)
                 guard rename(partial, destination.path) == 0 else { throw posixError("cannot rename \(partial)") }

@@ -39,7 +39,7 @@ final class DownloadFile: @unchecked Sendable {
         digesting: Bool = false
     ) throws(TransferError) -> DownloadFile {
         // `isDirectory` given: otherwise Foundation asks the file system, one more call per file.
-        let url = directory.appendingPathComponent("\(prefix)\(UUID().uuidString).tmp", isDirectory: false)
+        let url = directory.appendingPathComponent("\(prefix)\(UUID.random().uuidString).tmp", isDirectory: false)
         let file = DownloadFile(url: url, descriptor: try openNew(at: url, spares: spares, for: source), length: 0)
         if digesting { file.startDigest(from: SHA256Hasher(), eager: true) }
         return file
