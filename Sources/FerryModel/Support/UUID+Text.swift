@@ -1,4 +1,5 @@
 import Foundation
+import URLLoading
 
 extension UUID {
     /// How the API writes ids: lower case, as RFC 9562 recommends and PostgreSQL prints them. Ids
@@ -15,8 +16,8 @@ extension UUID {
                         text[at] = UInt8(ascii: "-")
                         at += 1
                     }
-                    text[at] = Self.hexDigit(byte >> 4)
-                    text[at + 1] = Self.hexDigit(byte & 0x0F)
+                    text[at] = HexDigit.lowercase(byte >> 4)
+                    text[at + 1] = HexDigit.lowercase(byte & 0x0F)
                     at += 2
                 }
             }
@@ -39,7 +40,7 @@ extension UUID {
                         guard bytes[at] == UInt8(ascii: "-") else { return false }
                         at += 1
                     }
-                    guard let high = Self.hexValue(bytes[at]), let low = Self.hexValue(bytes[at + 1]) else { return false }
+                    guard let high = HexDigit.value(bytes[at]), let low = HexDigit.value(bytes[at + 1]) else { return false }
                     out[index] = high << 4 | low
                     at += 2
                 }
@@ -49,18 +50,5 @@ extension UUID {
         }
         guard let parsed else { return nil }
         self.init(uuid: parsed)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
