@@ -11,8 +11,7 @@ enum JSONBody {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let bytes = Array(buffer.readableBytesView)
         if bytes.isEmpty { throw Problem.invalid([.init(field: "body", message: "a JSON object is required")]) }
-        try refuseNul(bytes)
-        try refuseUnknownFields(bytes, request: request, context: context)
+        try check(bytes, request: request, context: context)
         do {
             return (try JSONDecoder().decode(Value.self, from: Data(bytes)), bytes)
         } catch let error as DecodingError {
@@ -27,8 +26,7 @@ enum JSONBody {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { return nil }
         let bytes = Array(buffer.readableBytesView)
-        try refuseNul(bytes)
-        try refuseUnknownFields(bytes, request: request, context: context)
+        try check(bytes, request: request, context: context)
         do {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch let error as DecodingError {
@@ -36,14 +34,20 @@ enum JSONBody {
         }
     }
 
-    private static func refuseUnknownFields(_ bytes: [UInt8], request: Request, context: GatewayRequestContext) throws {
-        let errors = RequestFields.unknownFields(in: bytes, operation: "\(request.method.rawValue) \(context.endpointPath ?? "")")
-        if !errors.isEmpty { throw Problem.invalid(errors) }
-    }
-
-    private static func refuseNul(_ bytes: [UInt8]) throws {
-        let errors = JSONNulCheck.fieldErrors(in: bytes)
-        if !errors.isEmpty { throw Problem.invalid(errors) }
+    /// The checks before decoding. First that every object gives each field once, and that the body
+    /// is JSON to `JSONSerialization` too (it reads no number beyond a `Double`, such as `1e400`, which
+    /// `JSONDecoder` skips in a field it does not decode): what the checks read is then what the
+    /// decoder reads (`JSONDuplicateKeys`).
+    private static func check(_ bytes: [UInt8], request: Request, context: GatewayRequestContext) throws {
+        let duplicates = JSONDuplicateKeys.fieldErrors(in: bytes)
+        if !duplicates.isEmpty { throw Problem.invalid(duplicates) }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            throw Problem.invalid([.init(field: "body", message: "is not valid JSON")])
+        }
+        let nul = JSONNulCheck.fieldErrors(in: bytes, document: document)
+        if !nul.isEmpty { throw Problem.invalid(nul) }
+        let unknown = RequestFields.unknownFields(in: document, operation: "\(request.method.rawValue) \(context.endpointPath ?? "")")
+        if !unknown.isEmpty { throw Problem.invalid(unknown) }
     }
 
     /// A decoding error as field errors. A number that does not fit an integer field comes from

@@ -9,12 +9,10 @@ import Foundation
 enum JSONNulCheck {
     static let message = "must not contain NUL (U+0000); send binary data as {\"base64\": ...}"
 
-    /// The field errors for every string (or object key) holding NUL; empty when there is none, or
-    /// when the body is not valid JSON (decoding reports that).
-    static func fieldErrors(in bytes: [UInt8]) -> [FieldError] {
-        guard containsEscapedNul(bytes),
-              let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        else { return [] }
+    /// The field errors for every string (or object key) holding NUL; empty when there is none.
+    /// `document`: the body as `JSONSerialization` reads it.
+    static func fieldErrors(in bytes: [UInt8], document: Any) -> [FieldError] {
+        guard containsEscapedNul(bytes) else { return [] }
         var paths: [String] = []
         collect(document, path: [], into: &paths)
         return paths.map { FieldError(field: $0.isEmpty ? "body" : $0, message: message) }

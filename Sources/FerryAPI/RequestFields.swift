@@ -73,12 +73,13 @@ enum RequestFields {
         return (value, schema)
     }
 
-    /// The field errors for every field `bytes` has that the schema of `operation` ("POST /v1/jobs")
-    /// does not name; empty when the operation has no documented body or the body is not JSON.
-    static func unknownFields(in bytes: [UInt8], operation: String) -> [FieldError] {
-        guard let (value, schema) = body(bytes, operation) else { return [] }
+    /// The field errors for every field of `document` (a body as `JSONSerialization` reads it) that
+    /// the schema of `operation` ("POST /v1/jobs") does not name; empty when the operation has no
+    /// documented body.
+    static func unknownFields(in document: Any, operation: String) -> [FieldError] {
+        guard let schema = bodies[operation] else { return [] }
         var unknown: [String] = []
-        check(value, against: schema, path: [], unknown: &unknown)
+        check(document, against: schema, path: [], unknown: &unknown)
         return unknown.map { FieldError(field: $0, message: "is not a field of this request; see the API's documentation") }
     }
 

@@ -5,6 +5,7 @@ import FerryPrivatePostgres
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// `DatabasePool` on a private cluster that the test stops and starts (issue 18, "the database goes
@@ -98,6 +99,30 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("calls made while the pool is starting wait until its client runs: PostgresNIO logs no warning for them (ferryd logged six at every start)")
+    func callsMadeAtStartWaitForTheClientToRun() async throws {
+        try await TemporaryDirectory.withNew { directory in
+            let cluster = PrivatePostgres(dataDirectory: directory, durability: .throwaway, logger: logger)
+            let endpoint = try await cluster.start()
+            let records = RecordedLogLines()
+            let recordingLogger = Logger(label: "ferry.tests.database-pool") { _ in records }
+            let pool = DatabasePool(
+                clientConfiguration: endpoint.clientConfiguration(database: endpoint.database),
+                probeConfiguration: endpoint.connectionConfiguration(database: endpoint.database), logger: recordingLogger)
+            try await withThrowingDiscardingTaskGroup { group in
+                // The calls start first and race the pool's start, as the services of ferryd do.
+                try await withThrowingTaskGroup(of: Int.self) { calls in
+                    for _ in 0..<6 { calls.addTask { try await Self.one(pool) } }
+                    group.addTask { try await pool.run() }
+                    for try await value in calls { #expect(value == 1) }
+                }
+                group.cancelAll()
+            }
+            #expect(records.warnings.isEmpty, "\(records.warnings)")
+            try await cluster.stop()
+        }
+    }
+
     static func one(_ pool: DatabasePool) async throws -> Int {
         for try await value in try await pool.query("SELECT 1", logger: nil).decode(Int.self) { return value }
         return 0
@@ -114,5 +139,24 @@ struct DatabasePoolTests {
         } catch {
             Issue.record("\(what) failed with \(String(reflecting: error)), not the refusal")
         }
+    }
+}
+
+/// The warnings and errors a logger was given, whatever its level says.
+private final class RecordedLogLines: LogHandler, @unchecked Sendable {
+    private let lines = Mutex<[String]>([])
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    var warnings: [String] { lines.withLock { $0 } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.level >= .warning else { return }
+        lines.withLock { $0.append("\(event.level): \(event.message)") }
     }
 }

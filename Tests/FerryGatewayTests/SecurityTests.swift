@@ -80,7 +80,7 @@ struct DestinationPolicyTests {
 
 @Suite("Outbound URL policy")
 struct OutboundURLPolicyTests {
-    @Test("only http, https, ftp and ftps, with a host and no credentials; file: only when enabled")
+    @Test("only http, https, ftp and ftps, with a host, a TCP port and no credentials; file: only when enabled")
     func schemes() {
         let policy = OutboundURLPolicy()
         #expect(policy.check(URL(string: "https://example.com/a")!) == nil)
@@ -89,6 +89,15 @@ struct OutboundURLPolicyTests {
         #expect(policy.check(URL(string: "gopher://example.com/")!) == .schemeNotAllowed("gopher"))
         #expect(policy.check(URL(string: "/relative")!) == .notAbsolute)
         #expect(policy.check(URL(string: "http://user:secret@example.com/")!) == .credentialsInURL)
+        #expect(policy.check(URL(string: "http://example.com:65535/")!) == nil)
+        #expect(policy.check(URL(string: "http://example.com:/")!) == nil, "an empty port is the scheme's (RFC 3986 §3.2.3)")
+        #expect(policy.check(URL(string: "http://[::1]:8080/")!) == nil)
+        #expect(policy.check(URL(string: "http://example.com:65536/")!) == .portOutOfRange("65536"))
+        #expect(policy.check(URL(string: "http://example.com:0/")!) == .portOutOfRange("0"))
+        #expect(policy.check(URL(string: "http://[::1]:99999/")!) == .portOutOfRange("99999"))
+        #expect(
+            policy.check(URL(string: "ftp://example.com:99999999999999999999/a")!) == .portOutOfRange("99999999999999999999"),
+            "too large for an Int, where URL.port is nil")
         #expect(OutboundURLPolicy(allowsFileURLs: true).check(URL(string: "file:///tmp/x")!) == nil)
     }
 }

@@ -150,6 +150,12 @@ struct ProxyTests {
         #expect(v6.host == "::1")
         #expect(CurlRequestOptions.proxyURL(v6) == "http://[::1]:3128")
         #expect(SessionConfiguration.Proxy(url: "socks5://[fd00::2]").map(CurlRequestOptions.proxyURL) == "socks5h://[fd00::2]:1080")
+        // A port that is not a TCP port is no proxy, not the default port: URLComponents reads one
+        // too large for an Int as none.
+        for bad in ["http://127.0.0.1:99999", "127.0.0.1:0", "http://[::1]:65536", "socks5h://h:99999999999999999999"] {
+            #expect(SessionConfiguration.Proxy(url: bad) == nil, "\(bad)")
+        }
+        #expect(SessionConfiguration.Proxy(url: "http://127.0.0.1:65535")?.port == 65535)
     }
 
     @Test("a SOCKS5 proxy with username and password carries the connection")

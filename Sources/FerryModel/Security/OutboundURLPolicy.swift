@@ -1,4 +1,5 @@
 import Foundation
+import URLLoading
 
 /// Which URLs a job may name: http, https, ftp and ftps; `file:` only where the operator enabled it.
 /// The address check happens later, at connect time (`DestinationPolicy`).
@@ -14,6 +15,7 @@ public struct OutboundURLPolicy: Sendable {
         case schemeNotAllowed(String)
         case missingHost
         case credentialsInURL
+        case portOutOfRange(String)
 
         public var description: String {
             switch self {
@@ -21,6 +23,7 @@ public struct OutboundURLPolicy: Sendable {
             case .schemeNotAllowed(let scheme): "the scheme '\(scheme)' is not allowed; use http, https, ftp or ftps"
             case .missingHost: "the URL has no host"
             case .credentialsInURL: "credentials in the URL are not accepted; they would be stored and logged with it"
+            case .portOutOfRange(let port): "the port \(port) is not a TCP port: ports are 1 to 65535"
             }
         }
     }
@@ -32,6 +35,10 @@ public struct OutboundURLPolicy: Sendable {
         if scheme == "file" { return nil }
         guard let host = url.host, !host.isEmpty else { return .missingHost }
         if url.user != nil || url.password != nil { return .credentialsInURL }
+        // Otherwise accepted here and refused by curl at every attempt ("the URL is malformed").
+        if let port = WrittenPort.of(url.absoluteString), !port.isEmpty, !WrittenPort.isTCPPort(port) {
+            return .portOutOfRange(String(port))
+        }
         return nil
     }
 }

@@ -32,6 +32,12 @@ public final class DatabasePool: Service, Sendable {
     private struct State {
         /// Nil while the database is away.
         var client: PostgresClient?
+        /// Whether `client` has been handed to `PostgresClient.run()`. PostgresClient serves a lease
+        /// made before that once it runs, but logs a warning for each ("`run()` hasn't been called
+        /// yet"): every start logged six, from the services that query as they start. Calls wait here
+        /// instead (`waitingForRun`), and are let through when it runs or goes.
+        var clientRuns = false
+        var waitingForRun: [CheckedContinuation<Void, Never>] = []
         /// When the database last came back (nil: no outage seen since start).
         var lastReturn: ContinuousClock.Instant?
     }
@@ -62,7 +68,7 @@ public final class DatabasePool: Service, Sendable {
         self.metrics = metrics
         self.tracer = tracer
         self.logger = logger
-        // Calls made before `run` wait in this client until it runs, as with a plain `PostgresClient`.
+        // Calls made before `run` wait until it runs this client (`State.clientRuns`).
         self.state = Mutex(State(client: PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)))
     }
 
@@ -100,7 +106,7 @@ public final class DatabasePool: Service, Sendable {
     {
         let span = databaseSpan(DatabaseSpanName.of(sql: query.sql), file: file, line: line)
         defer { span?.end() }
-        let client = try available(span)
+        let client = try await available(span)
         do {
             return try await client.query(query, logger: logger, file: file, line: line)
         } catch {
@@ -113,7 +119,7 @@ public final class DatabasePool: Service, Sendable {
     ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Row> where Row == Statement.Row {
         let span = databaseSpan(DatabaseSpanName.of(sql: Statement.sql), file: file, line: line)
         defer { span?.end() }
-        let client = try available(span)
+        let client = try await available(span)
         do {
             return try await client.execute(statement, logger: logger, file: file, line: line)
         } catch {
@@ -127,7 +133,7 @@ public final class DatabasePool: Service, Sendable {
     ) async throws -> sending Result {
         let span = databaseSpan("connection", file: file, line: line)
         defer { span?.end() }
-        let client = try available(span)
+        let client = try await available(span)
         let asked = ContinuousClock.now
         do {
             return try await client.withConnection(isolation: isolation) { connection in
@@ -145,7 +151,7 @@ public final class DatabasePool: Service, Sendable {
     ) async throws -> sending Result {
         let span = databaseSpan("transaction", file: file, line: line)
         defer { span?.end() }
-        let client = try available(span)
+        let client = try await available(span)
         let asked = ContinuousClock.now
         do {
             return try await client.withTransaction(logger: logger, file: file, line: line, isolation: isolation) { connection in
@@ -157,12 +163,34 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
-    private func available(_ span: (any Span)?) throws -> PostgresClient {
-        guard let client = state.withLock({ $0.client }) else {
-            span?.recordError(DatabaseOutage.refusal)
-            throw DatabaseOutage.refusal
+    /// The client, once it runs; the refusal while the database is away.
+    private func available(_ span: (any Span)?) async throws -> PostgresClient {
+        while true {
+            let (client, runs) = state.withLock { ($0.client, $0.clientRuns) }
+            guard let client else {
+                span?.recordError(DatabaseOutage.refusal)
+                throw DatabaseOutage.refusal
+            }
+            if runs { return client }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state in
+                    guard state.client === client, !state.clientRuns else { return false }
+                    state.waitingForRun.append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
         }
-        return client
+    }
+
+    /// Lets the calls waiting for the client to run look again: it runs now, or is gone.
+    private func releaseCallsWaitingForRun(clientRuns: Bool) {
+        let waiting = state.withLock { state in
+            state.clientRuns = clientRuns
+            defer { state.waitingForRun = [] }
+            return state.waitingForRun
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     /// A caller's failure: an outage is reported as the refusal, and makes the probe look at once.
@@ -183,11 +211,18 @@ public final class DatabasePool: Service, Sendable {
             while !Task.isCancelled {
                 guard let client = self.state.withLock({ $0.client }) else { return }
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await client.run() }
+                    group.addTask {
+                        // The calls let through resume on other threads; `run()`, called next with
+                        // no suspension between, marks the client running at its first line. Losing
+                        // that race would cost a warning, nothing else.
+                        self.releaseCallsWaitingForRun(clientRuns: true)
+                        await client.run()
+                    }
                     probe = await self.watch(probe)
                     // Away (or shutting down): refuse calls from now on, and fail those waiting in
                     // the client by shutting it down.
                     self.state.withLock { $0.client = nil }
+                    self.releaseCallsWaitingForRun(clientRuns: false)
                     group.cancelAll()
                 }
                 if Task.isCancelled { break }
@@ -197,12 +232,16 @@ public final class DatabasePool: Service, Sendable {
                 guard back else { break }
                 self.state.withLock { state in
                     state.client = PostgresClient(configuration: self.clientConfiguration, backgroundLogger: self.logger)
+                    state.clientRuns = false
                     state.lastReturn = .now
                 }
                 self.logger.notice("the database answers again")
             }
             try? await probe?.close()
         }
+        // Stopped (perhaps before the client ever ran): calls from now on, and any still waiting, are refused.
+        state.withLock { $0.client = nil }
+        releaseCallsWaitingForRun(clientRuns: false)
     }
 
     /// Probes until the database is found away or the task is cancelled; returns the probe

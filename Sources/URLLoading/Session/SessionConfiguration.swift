@@ -51,6 +51,7 @@ public struct SessionConfiguration: Sendable, Equatable {
             let withScheme = string.contains("://") ? string : "http://" + string
             guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty
             else { return nil }
+            if let written = WrittenPort.of(withScheme), !written.isEmpty, !WrittenPort.isTCPPort(written) { return nil }
             switch components.scheme?.lowercased() {
             case "http": kind = .http
             case "socks5", "socks5h": kind = .socks5

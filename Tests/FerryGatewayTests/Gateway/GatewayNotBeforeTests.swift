@@ -44,12 +44,13 @@ struct GatewayNotBeforeTests {
         }
     }
 
-    @Test("not_before that is not an RFC 3339 date-time with an offset, or more than 366 days ahead, is a 400 naming the field")
+    @Test("not_before that is not an RFC 3339 date-time with an offset, before 1970 or more than 366 days ahead, is a 400 naming the field")
     func refusesBadTimes() async throws {
         try await GatewayFixture.with { fixture in
             let (_, client) = try await fixture.tenant()
             let farAhead = Date().addingTimeInterval(400 * 86_400).formatted(Date.ISO8601FormatStyle())
-            for value in ["tomorrow", "2026-13-01T00:00:00Z", "2026-12-01T08:00:00", "2026-12-01", farAhead, "2026-12-01T08:00:00Zé"] {
+            for value in ["tomorrow", "2026-13-01T00:00:00Z", "2026-12-01T08:00:00", "2026-12-01", farAhead, "2026-12-01T08:00:00Zé",
+                          "0000-01-01T00:00:00Z", "0001-01-01T00:30:00+01:00", "1969-12-31T23:59:59Z"] {
                 let reply = try await client.post(
                     "/v1/jobs", json: ["kind": "download", "request": ["url": fixture.origin.url("/bytes/10")], "not_before": value])
                 #expect(reply.status == 400, "\(value): \(reply.text)")

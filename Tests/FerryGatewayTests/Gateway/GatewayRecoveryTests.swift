@@ -96,8 +96,10 @@ struct GatewayRecoveryTests {
             let (_, busy) = try await fixture.tenant("busy")
             let (_, quiet) = try await fixture.tenant("quiet")
             var busyIDs: [String] = []
+            // About 1.8 s each: under the full suite's load, submitting them took long enough for
+            // twelve 0.5 s jobs to finish before the quiet job came.
             for _ in 0..<20 {
-                busyIDs.append(try await busy.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/600000?pace_ms=50")]]))
+                busyIDs.append(try await busy.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/600000?pace_ms=200")]]))
             }
             _ = try await busy.waitForState(busyIDs[0], ["running", "succeeded"])
             let single = try await quiet.submit(["kind": "download", "request": ["url": fixture.origin.url("/bytes/100")]])
