@@ -1,4 +1,5 @@
 import Foundation
+import URLLoading
 
 /// Turns a URL argument (or a line of an `-i` list) into a URL the engine can fetch.
 ///
@@ -18,6 +19,9 @@ enum TargetURL {
         }
         if ["http", "https", "ftp", "ftps"].contains(scheme), (url.host ?? "").isEmpty {
             throw UsageError("'\(text)': the URL has no host")
+        }
+        if let port = WrittenPort.of(text), !port.isEmpty, !WrittenPort.isTCPPort(port) {
+            throw UsageError("'\(text)': the port \(port) is not a TCP port (1 to 65535)")
         }
         return url
     }

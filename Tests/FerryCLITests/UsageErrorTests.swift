@@ -19,6 +19,8 @@ struct UsageErrorTests {
         Case(arguments: ["get", "gopher://127.0.0.1/x"], message: "unsupported URL scheme 'gopher'"),
         Case(arguments: ["get", "not a url"], message: "is not a URL"),
         Case(arguments: ["get", "http:///path"], message: "no host"),
+        Case(arguments: ["get", "http://127.0.0.1:99999/x"], message: "the port 99999 is not a TCP port"),
+        Case(arguments: ["get", "ftp://127.0.0.1:99999999999999999999/x"], message: "not a TCP port"),
         Case(arguments: ["get", "-i", "/nonexistent/ferry-urls.txt", "-d", "/tmp"], message: "no such file"),
         Case(arguments: ["get", "-i", "/tmp/whatever.txt"], message: "-i needs -d"),
         Case(arguments: ["get", "-i", "/tmp/whatever.txt", "-d", "/tmp", "--parallel", "0"], message: "--parallel must be at least 1"),
