@@ -2,7 +2,7 @@ import FerryModel
 import FerryStore
 import Hummingbird
 
-/// `limit` and `cursor` of a list read in pages, newest first (`GET /v1/jobs`, `GET /v1/credentials`).
+/// `limit` and `cursor` of a list read in pages, newest first (`GET /v1/jobs`, `GET /v1/credentials`, `GET /v1/webhooks/deliveries`).
 struct PageParameters {
     static let defaultSize = 50
     static let maximumSize = 500

@@ -123,8 +123,15 @@ struct WebhookRoutes {
         }
     }
 
+    /// A page of deliveries, and the cursor of the next one (nil on the last).
     struct DeliveryList: ResponseEncodable {
         var deliveries: [DeliveryView]
+        var nextCursor: String?
+
+        enum CodingKeys: String, CodingKey {
+            case deliveries
+            case nextCursor = "next_cursor"
+        }
     }
 
     func addTenantRoutes(to group: RouterGroup<GatewayRequestContext>) {
@@ -170,12 +177,16 @@ struct WebhookRoutes {
     ) {
         group.get("/webhooks/deliveries") { request, context in
             let scope = try scope(context)
+            var errors: [Problem.FieldError] = []
             var job: UUID?
             if let text = request.uri.queryParameters["job"].map(String.init) {
-                guard let id = UUID(idText: text) else { throw Problem.invalid([.init(field: "job", message: "must be a job id")]) }
-                job = id
+                job = UUID(idText: text)
+                if job == nil { errors.append(.init(field: "job", message: "must be a job id")) }
             }
-            return DeliveryList(deliveries: try await store.deliveries(scope: scope, job: job).map { DeliveryView($0, showTenant: showTenant) })
+            let page = PageParameters(request, errors: &errors)
+            guard errors.isEmpty else { throw Problem.invalid(errors) }
+            let read = try await store.deliveries(scope: scope, job: job, limit: page.limit, after: page.cursor)
+            return DeliveryList(deliveries: read.deliveries.map { DeliveryView($0, showTenant: showTenant) }, nextCursor: read.next?.token)
         }
         group.post("/webhooks/deliveries/{id}/redeliver") { _, context in
             let scope = try scope(context)

@@ -171,10 +171,12 @@ public struct WebhookStore: Sendable {
         package var status: String
         package var nextAttemptAt: Date?
         package var createdAt: Date
+        /// `createdAt` in exact microseconds since 1970, for page cursors.
+        package var createdMicros: Int64
         package var deliveredAt: Date?
         package var attempts: [Attempt]
 
-        package init(id: UUID, tenantID: UUID, jobID: UUID, eventID: Int64, eventType: String, endpointID: UUID? = nil, url: String, status: String, nextAttemptAt: Date? = nil, createdAt: Date, deliveredAt: Date? = nil, attempts: [Attempt]) {
+        package init(id: UUID, tenantID: UUID, jobID: UUID, eventID: Int64, eventType: String, endpointID: UUID? = nil, url: String, status: String, nextAttemptAt: Date? = nil, createdAt: Date, createdMicros: Int64, deliveredAt: Date? = nil, attempts: [Attempt]) {
             self.id = id
             self.tenantID = tenantID
             self.jobID = jobID
@@ -185,6 +187,7 @@ public struct WebhookStore: Sendable {
             self.status = status
             self.nextAttemptAt = nextAttemptAt
             self.createdAt = createdAt
+            self.createdMicros = createdMicros
             self.deliveredAt = deliveredAt
             self.attempts = attempts
         }
@@ -206,13 +209,21 @@ public struct WebhookStore: Sendable {
         }
     }
 
-    /// Deliveries in `scope`, of one job or all, newest first, each with its attempts.
-    package func deliveries(scope: JobStore.Scope, job: UUID?, limit: Int = 200) async throws -> [Delivery] {
-        try await readDeliveries(
+    /// A page of the deliveries in `scope`, of one job or all, newest first, each with its attempts,
+    /// after `cursor` (as `GET /v1/jobs` pages); `next` is nil on the last page.
+    package func deliveries(scope: JobStore.Scope, job: UUID?, limit: Int, after cursor: JobCursor?) async throws
+        -> (deliveries: [Delivery], next: JobCursor?)
+    {
+        var deliveries = try await readDeliveries(
             """
             WHERE (\(scope.tenantID)::uuid IS NULL OR d.tenant_id = \(scope.tenantID)) AND (\(job)::uuid IS NULL OR d.job_id = \(job))
-            ORDER BY d.created_at DESC, d.event_id DESC LIMIT \(limit)
+              AND (\(cursor?.createdMicros)::bigint IS NULL
+                   OR (d.created_at, d.id) < ('epoch'::timestamptz + \(cursor?.createdMicros) * interval '1 microsecond', \(cursor?.id)))
+            ORDER BY d.created_at DESC, d.id DESC LIMIT \(limit + 1)
             """)
+        guard deliveries.count > limit else { return (deliveries, nil) }
+        deliveries.removeLast()
+        return (deliveries, deliveries.last.map { JobCursor(createdMicros: $0.createdMicros, id: $0.id) })
     }
 
     /// Makes a delivery due again now, with a fresh retry schedule; nil when it is not in `scope`.
@@ -237,7 +248,7 @@ public struct WebhookStore: Sendable {
     private func readDeliveries(_ condition: PostgresQuery) async throws -> [Delivery] {
         var query: PostgresQuery = """
             SELECT d.id, d.tenant_id, d.job_id, d.event_id, d.event_type, d.endpoint_id, d.url, d.status, d.next_attempt_at,
-                   d.created_at, d.delivered_at,
+                   d.created_at, (extract(epoch FROM d.created_at) * 1000000)::bigint, d.delivered_at,
                    coalesce((SELECT json_agg(json_build_object(
                        'attempt', a.attempt, 'started_at', extract(epoch FROM a.started_at), 'latency_ms', a.latency_ms,
                        'response_status', a.response_status, 'error', a.error) ORDER BY a.attempt)
@@ -249,11 +260,12 @@ public struct WebhookStore: Sendable {
         let rows = try await client.query(query, logger: logger)
         var deliveries: [Delivery] = []
         for try await row in rows {
-            let (id, tenant, job, event, type, endpoint, url, status, next, created, delivered, attemptsJSON) = try row.decode(
-                (UUID, UUID, UUID, Int64, String, UUID?, String, String, Date?, Date, Date?, String).self)
+            let (id, tenant, job, event, type, endpoint, url, status, next, created, createdMicros, delivered, attemptsJSON) = try row.decode(
+                (UUID, UUID, UUID, Int64, String, UUID?, String, String, Date?, Date, Int64, Date?, String).self)
             deliveries.append(Delivery(
                 id: id, tenantID: tenant, jobID: job, eventID: event, eventType: type, endpointID: endpoint, url: url, status: status,
-                nextAttemptAt: next, createdAt: created, deliveredAt: delivered, attempts: try Self.attempts(attemptsJSON)))
+                nextAttemptAt: next, createdAt: created, createdMicros: createdMicros, deliveredAt: delivered,
+                attempts: try Self.attempts(attemptsJSON)))
         }
         return deliveries
     }

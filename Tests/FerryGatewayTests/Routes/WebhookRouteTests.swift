@@ -1,4 +1,6 @@
 import Foundation
+import FerrydTestSupport
+import PostgresNIO
 import Testing
 
 /// `/v1/webhooks`: the tenant's signing secret and its rotation, endpoints (create, list, delete),
@@ -172,6 +174,58 @@ struct WebhookRouteTests {
             #expect(attempts.count == 1)
             #expect((attempts.first?["error"] as? String)?.hasPrefix("destination_forbidden") == true)
             #expect(delivery["next_attempt_at"] == nil)
+        }
+    }
+}
+
+/// The delivery logs are read in pages, newest first, as job lists are: before, they returned the
+/// newest 200 and nothing older, each read sorting every tenant's deliveries.
+@Suite("Routes: webhook delivery pages", .timeLimit(.minutes(2)))
+struct WebhookDeliveryPageRouteTests {
+    @Test func deliveryLogsArePagedNewestFirstWithCursors() async throws {
+        try await RouteFixture.with { app in
+            let tenant = try await app.createTenant()
+            let other = try await app.createTenant()
+            let job = try await app.submit(tenant.key)
+            // Seven deliveries of the job's first event; three share one creation time, so the
+            // cursor's id decides between them.
+            let made = try await PostgresProbe.value(
+                PostgresQuery(unsafeSQL: """
+                    WITH made AS (
+                        INSERT INTO webhook_deliveries (tenant_id, event_id, job_id, event_type, url, status, created_at)
+                        SELECT e.tenant_id, e.id, e.job_id, e.type, 'http://hooks.example/' || g, 'delivered',
+                               timestamptz '2026-11-27 12:00:00+00' - (CASE WHEN g <= 3 THEN 0 ELSE g END) * interval '1 second'
+                        FROM (SELECT * FROM job_events WHERE job_id = '\(job)' ORDER BY id LIMIT 1) e, generate_series(1, 7) g
+                        RETURNING 1)
+                    SELECT count(*)::text FROM made
+                    """),
+                as: String.self, on: app.database.connectionConfiguration)
+            #expect(made == "7")
+
+            for (path, key) in [("/v1/webhooks/deliveries", tenant.key), ("/v1/admin/webhooks/deliveries", app.adminKey)] {
+                var seen: [[String: Any]] = []
+                var cursor: String?
+                var pages = 0
+                repeat {
+                    let page = try await app.send(.get, "\(path)?limit=3" + (cursor.map { "&cursor=\($0)" } ?? ""), key: key)
+                    #expect(page.status == 200, "\(page.text)")
+                    seen += page.list("deliveries")
+                    cursor = page["next_cursor"] as? String
+                    pages += 1
+                } while cursor != nil && pages < 10
+                #expect(pages == 3, "\(path): pages of 3, 3 and 1")
+                let urls = seen.compactMap { $0["url"] as? String }
+                #expect(Set(urls).count == 7 && urls.count == 7, "\(path): each delivery once: \(urls)")
+                let made = seen.compactMap { $0["created_at"] as? String }
+                #expect(made == made.sorted(by: >), "\(path): newest first")
+                let ofJob = try await app.send(.get, "\(path)?job=\(job)&limit=500", key: key)
+                #expect(ofJob.list("deliveries").count == 7)
+                #expect(ofJob["next_cursor"] == nil)
+            }
+            #expect(try await app.send(.get, "/v1/webhooks/deliveries", key: other.key).list("deliveries").isEmpty, "another tenant's are not listed")
+            app.expectProblem(
+                try await app.send(.get, "/v1/webhooks/deliveries?limit=0&cursor=nonsense", key: tenant.key), 400, "invalid_request",
+                fields: ["limit", "cursor"])
         }
     }
 }

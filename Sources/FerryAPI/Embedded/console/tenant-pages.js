@@ -123,9 +123,9 @@ export function webhooksPage(view, shell) {
   load();
 }
 
-/** The delivery log at `path` (the tenant's or, for the admin, everyone's), each with a redeliver button. */
+/** The newest 200 deliveries of the log at `path` (the tenant's or, for the admin, everyone's), each with a redeliver button. */
 export async function loadDeliveries(shell, container, path) {
-  const list = await shell.attempt(() => api('GET', path));
+  const list = await shell.attempt(() => api('GET', `${path}?limit=200`));
   if (!list) return;
   const redeliverPath = (id) => `${path}/${id}/redeliver`;
   replace(container, list.deliveries.length === 0 ? h('p', {class: 'muted'}, 'No deliveries.') : table('deliveries-table',
