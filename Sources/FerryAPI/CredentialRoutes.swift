@@ -29,13 +29,13 @@ struct CredentialRoutes {
         group.get("/credentials/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard let record = try await credentials.credential(id, tenant: tenant) else { throw Problem.notFound("credential \(id)") }
+            guard let record = try await credentials.credential(id, tenant: tenant) else { throw Problem.notFound("credential \(id.lowercasedString)") }
             return CredentialView(record)
         }
         group.delete("/credentials/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard try await credentials.delete(id, tenant: tenant) else { throw Problem.notFound("credential \(id)") }
+            guard try await credentials.delete(id, tenant: tenant) else { throw Problem.notFound("credential \(id.lowercasedString)") }
             return HTTPResponse.Status.noContent
         }
     }

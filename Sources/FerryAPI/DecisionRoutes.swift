@@ -24,7 +24,7 @@ struct DecisionRoutes {
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
             let (submission, _) = try await JSONBody.decode(DecisionAnswerSubmission.self, from: request, context: context)
-            guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id)") }
+            guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id.lowercasedString)") }
             guard job.state == .waitingForDecision, let decision = job.decision else { throw JobStore.notWaiting(id, state: job.state) }
             if let seen = submission.decisionID, seen != decision.id { throw JobStore.notWaiting(id, state: job.state) }
             let answer = try submission.validated(for: decision, urlPolicy: urlPolicy)

@@ -17,7 +17,7 @@ struct EventRoutes {
         group.get("/jobs/{id}/events") { request, context -> Response in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard try await store.current(job: id, tenant: tenant) != nil else { throw Problem.notFound("job \(id)") }
+            guard try await store.current(job: id, tenant: tenant) != nil else { throw Problem.notFound("job \(id.lowercasedString)") }
             return try response(JobEventStream(store: store, feed: feed, tenant: tenant, job: id, lastEventID: try Self.lastEventID(request)))
         }
         // A session's events (BG-14): its jobs' state events and `session.events_finished`. A client's
@@ -28,7 +28,7 @@ struct EventRoutes {
             let id = try TenantRoutes.id(context, "id")
             let lastEventID = try Self.lastEventID(request)
             guard let start = try await sessions.eventStart(of: id, tenant: tenant, acknowledging: lastEventID) else {
-                throw Problem.notFound("session \(id)")
+                throw Problem.notFound("session \(id.lowercasedString)")
             }
             return try response(JobEventStream(store: store, feed: feed, tenant: tenant, job: nil, session: id, lastEventID: lastEventID ?? start))
         }

@@ -77,7 +77,7 @@ struct JobRoutes {
         @Sendable func content(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id)") }
+            guard let job = try await jobs.job(id, scope: .tenant(tenant)) else { throw Problem.notFound("job \(id.lowercasedString)") }
             if job.result?.expired == true {
                 throw Problem(.gone, code: "content_expired", "job \(id)'s content passed its retention and was removed")
             }
@@ -153,13 +153,13 @@ struct JobRoutes {
                 guard let job = try await jobs.job(id, scope: scope) else { return nil }
                 return (ByteBuffer(data: try encoder.encode(JobView(job, showTenant: showTenant))), job.tenantID)
             }
-            guard let body else { throw Problem.notFound("job \(id)") }
+            guard let body else { throw Problem.notFound("job \(id.lowercasedString)") }
             return Self.json(body)
         }
         group.get("/jobs/{id}/attempts") { _, context in
             let scope = try scope(context)
             let id = try TenantRoutes.id(context, "id")
-            guard let attempts = try await jobs.attempts(of: id, scope: scope) else { throw Problem.notFound("job \(id)") }
+            guard let attempts = try await jobs.attempts(of: id, scope: scope) else { throw Problem.notFound("job \(id.lowercasedString)") }
             return JobAttemptList(attempts)
         }
         for (action, event) in [("cancel", JobEvent.cancel), ("pause", .pause), ("resume", .resume)] {

@@ -67,7 +67,7 @@ struct SessionCookieRoutes {
     private func jarSession(_ context: GatewayRequestContext) async throws -> (session: UUID, tenant: UUID) {
         let tenant = try context.requireTenant()
         let id = try TenantRoutes.id(context, "id")
-        guard let record = try await sessions.session(id, tenant: tenant) else { throw Problem.notFound("session \(id)") }
+        guard let record = try await sessions.session(id, tenant: tenant) else { throw Problem.notFound("session \(id.lowercasedString)") }
         guard record.kind != "ephemeral" else {
             throw Problem(
                 .conflict, code: "session_ephemeral",

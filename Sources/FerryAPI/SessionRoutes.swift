@@ -124,7 +124,7 @@ struct SessionRoutes {
         group.get("/sessions/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard let record = try await sessions.session(id, tenant: tenant) else { throw Problem.notFound("session \(id)") }
+            guard let record = try await sessions.session(id, tenant: tenant) else { throw Problem.notFound("session \(id.lowercasedString)") }
             return SessionView(record)
         }
         group.delete("/sessions/{id}") { request, context in

@@ -121,7 +121,7 @@ struct TenantRoutes {
             let tenant = try Self.id(context, "tenant")
             let label = try await JSONBody.decodeIfPresent(NewKey.self, from: request, context: context)?.label
             if let label, label.unicodeScalars.count > 200 { throw Problem.invalid([.init(field: "label", message: "at most 200 characters")]) }
-            guard let (key, keyID) = try await keys.createKey(tenant: tenant, label: label) else { throw Problem.notFound("tenant \(tenant)") }
+            guard let (key, keyID) = try await keys.createKey(tenant: tenant, label: label) else { throw Problem.notFound("tenant \(tenant.lowercasedString)") }
             return EditedResponse(
                 status: .created,
                 response: KeyView(id: keyID.lowercasedString, label: label, createdAt: JobView.timestamp(Date()), revoked: false, apiKey: key.text))
@@ -129,14 +129,14 @@ struct TenantRoutes {
         group.get("/tenants/{tenant}/keys") { _, context in
             try context.requireAdmin()
             let tenant = try Self.id(context, "tenant")
-            guard let list = try await keys.keys(of: tenant) else { throw Problem.notFound("tenant \(tenant)") }
+            guard let list = try await keys.keys(of: tenant) else { throw Problem.notFound("tenant \(tenant.lowercasedString)") }
             return KeyList(keys: list.map { KeyView(id: $0.id.lowercasedString, label: $0.label, createdAt: JobView.timestamp($0.createdAt), revoked: $0.revoked) })
         }
         group.delete("/tenants/{tenant}/keys/{key}") { _, context in
             try context.requireAdmin()
             let tenant = try Self.id(context, "tenant")
             let key = try Self.id(context, "key")
-            guard try await keys.revokeKey(key, tenant: tenant) else { throw Problem.notFound("key \(key) of tenant \(tenant)") }
+            guard try await keys.revokeKey(key, tenant: tenant) else { throw Problem.notFound("key \(key.lowercasedString) of tenant \(tenant.lowercasedString)") }
             return HTTPResponse.Status.noContent
         }
     }

@@ -159,7 +159,7 @@ struct WebhookRoutes {
         group.delete("/webhooks/endpoints/{id}") { _, context in
             let tenant = try context.requireTenant()
             let id = try TenantRoutes.id(context, "id")
-            guard try await store.deleteEndpoint(id, tenant: tenant) else { throw Problem.notFound("webhook endpoint \(id)") }
+            guard try await store.deleteEndpoint(id, tenant: tenant) else { throw Problem.notFound("webhook endpoint \(id.lowercasedString)") }
             return HTTPResponse.Status.noContent
         }
         addDeliveryRoutes(to: group, scope: { .tenant(try $0.requireTenant()) }, showTenant: false)
@@ -191,7 +191,7 @@ struct WebhookRoutes {
         group.post("/webhooks/deliveries/{id}/redeliver") { _, context in
             let scope = try scope(context)
             let id = try TenantRoutes.id(context, "id")
-            guard let delivery = try await store.redeliver(id, scope: scope) else { throw Problem.notFound("webhook delivery \(id)") }
+            guard let delivery = try await store.redeliver(id, scope: scope) else { throw Problem.notFound("webhook delivery \(id.lowercasedString)") }
             return EditedResponse(status: .accepted, response: DeliveryView(delivery, showTenant: showTenant))
         }
     }

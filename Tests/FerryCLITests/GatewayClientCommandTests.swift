@@ -173,8 +173,8 @@ struct GatewayClientCommandTests {
 
             let notFound = try await fixture.ferry(["status", unknown], key: key)
             CLIFixture.expectStatus(notFound, 1)
-            // The detail is the gateway's (which spells the id in capitals).
-            #expect(notFound.standardErrorLines.map { $0.lowercased() } == ["ferry: job \(unknown) was not found (not_found)"], "\(notFound.summary)")
+            // The detail is the gateway's, with the id as the API writes ids (lower case).
+            #expect(notFound.standardErrorLines == ["ferry: job \(unknown) was not found (not_found)"], "\(notFound.summary)")
 
             let notFinished = try await fixture.ferry(["content", unknown, "-o", fixture.directory.appendingPathComponent("x").path], key: key)
             CLIFixture.expectStatus(notFinished, 1)

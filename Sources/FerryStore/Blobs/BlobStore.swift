@@ -59,7 +59,7 @@ package struct BlobStore: Sendable {
             ).decode(String.self) {
                 path = found
             }
-            guard let path else { throw GatewayError(.notFound, code: "not_found", "blob \(id) was not found") }
+            guard let path else { throw GatewayError(.notFound, code: "not_found", "blob \(id.lowercasedString) was not found") }
             // The body is stored as the request's `{"blob": id}`; compared as a uuid, whatever its case.
             var user: UUID?
             for try await job in try await connection.query(

@@ -41,7 +41,7 @@ public struct CredentialStore: Sendable {
             var invalidated: Bool?
             for try await value in rows.decode(Bool.self) { invalidated = value }
             guard let invalidated else {
-                throw GatewayError(.notFound, code: "session_not_found", "session \(session) was not found")
+                throw GatewayError(.notFound, code: "session_not_found", "session \(session.lowercasedString) was not found")
             }
             if invalidated {
                 throw GatewayError(.conflict, code: "session_invalidated", "session \(session) is invalidated: it runs no more jobs to use a credential")

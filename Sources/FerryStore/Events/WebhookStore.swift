@@ -38,7 +38,7 @@ public struct WebhookStore: Sendable {
             """, logger: logger)
         if let secret = try await Self.open(inserted, associatedData: associatedData, keyring: keyring) { return secret }
         if let stored = try await storedSecret(tenant: tenant, associatedData: associatedData) { return stored }
-        throw GatewayError.notFound("tenant \(tenant)")
+        throw GatewayError.notFound("tenant \(tenant.lowercasedString)")
     }
 
     private func storedSecret(tenant: UUID, associatedData: Data) async throws -> Secret? {
@@ -70,7 +70,7 @@ public struct WebhookStore: Sendable {
             RETURNING coalesce(previous_valid_until, now())
             """, logger: logger)
         for try await until in rows.decode(Date.self) { return (secret, until) }
-        throw GatewayError.notFound("tenant \(tenant)")
+        throw GatewayError.notFound("tenant \(tenant.lowercasedString)")
     }
 
     /// The secrets a job callback is signed with: the current one, and the previous one while its
@@ -138,7 +138,7 @@ public struct WebhookStore: Sendable {
             endpoint.secret = secret
             return endpoint
         }
-        throw GatewayError.notFound("tenant \(tenant)")
+        throw GatewayError.notFound("tenant \(tenant.lowercasedString)")
     }
 
     package func endpoints(tenant: UUID) async throws -> [Endpoint] {

@@ -26,7 +26,7 @@ extension JobStore {
             var found: (String, String?, String?)?
             for try await row in rows.decode((String, String?, String?).self) { found = row }
             guard let (stateText, waitingFor, partialFile) = found, let state = JobState(rawValue: stateText) else {
-                throw GatewayError.notFound("job \(id)")
+                throw GatewayError.notFound("job \(id.lowercasedString)")
             }
             guard state == .waitingForDecision, waitingFor == decisionID else { throw Self.notWaiting(id, state: state) }
             switch outcome {
@@ -57,7 +57,7 @@ extension JobStore {
                 let job = try JobRecord(row: row)
                 return (job, job.state.isTerminal ? partialFile : nil)
             }
-            throw GatewayError.notFound("job \(id)")
+            throw GatewayError.notFound("job \(id.lowercasedString)")
         }
         // Only once the end is committed: the partial download will never be continued.
         if let partialFile { unlink(partialFile) }

@@ -167,7 +167,7 @@ public struct JobStore: Sendable {
             if invalidated { throw GatewayError(.conflict, code: "session_invalidated", "session \(session) was invalidated and takes no new jobs") }
             return
         }
-        throw GatewayError(.notFound, code: "session_not_found", "session \(session) was not found")
+        throw GatewayError(.notFound, code: "session_not_found", "session \(session.lowercasedString) was not found")
     }
 
     /// A body from a blob or another job must exist now, and be the tenant's own. The blob's row is
@@ -180,7 +180,7 @@ public struct JobStore: Sendable {
             for try await _ in try await connection.query("SELECT 1 FROM blobs WHERE id = \(id) AND tenant_id = \(tenant) FOR SHARE", logger: logger) {
                 found = true
             }
-            if !found { throw GatewayError(.notFound, code: "blob_not_found", "blob \(id) was not found") }
+            if !found { throw GatewayError(.notFound, code: "blob_not_found", "blob \(id.lowercasedString) was not found") }
         case .jobContent(let id)?:
             var found: (String, Bool)?
             for try await row in try await connection.query(
@@ -188,7 +188,7 @@ public struct JobStore: Sendable {
             ).decode((String, Bool).self) {
                 found = row
             }
-            guard let (state, hasContent) = found else { throw GatewayError(.notFound, code: "job_not_found", "job \(id) was not found") }
+            guard let (state, hasContent) = found else { throw GatewayError(.notFound, code: "job_not_found", "job \(id.lowercasedString) was not found") }
             guard state == "succeeded", hasContent else {
                 throw GatewayError(.conflict, code: "job_content_unavailable", "job \(id) is \(state) and has no content; only a succeeded job's content can be sent")
             }
@@ -239,7 +239,7 @@ public struct JobStore: Sendable {
             var found: (String, String?, String?)?
             for try await row in rows.decode((String, String?, String?).self) { found = row }
             guard let (stateText, stopRequest, partialFile) = found, let state = JobState(rawValue: stateText) else {
-                throw GatewayError.notFound("job \(id)")
+                throw GatewayError.notFound("job \(id.lowercasedString)")
             }
             let transition: JobTransition
             switch JobStateMachine.apply(event, to: state) {
@@ -274,7 +274,7 @@ public struct JobStore: Sendable {
                 let job = try JobRecord(row: row)
                 return (job, job.state == .cancelled ? partialFile : nil)
             }
-            throw GatewayError.notFound("job \(id)")
+            throw GatewayError.notFound("job \(id.lowercasedString)")
         }
         // Only once the cancellation is committed: the partial download will never be continued.
         if let partialFile { unlink(partialFile) }
@@ -292,7 +292,7 @@ public struct JobStore: Sendable {
                 """, logger: logger)
             var found: (String, String?)?
             for try await row in rows.decode((String, String?).self) { found = row }
-            guard let (state, file) = found else { throw GatewayError.notFound("job \(id)") }
+            guard let (state, file) = found else { throw GatewayError.notFound("job \(id.lowercasedString)") }
             guard JobState(rawValue: state)?.isTerminal == true else {
                 throw GatewayError(.conflict, code: "job_not_finished", "a \(state) job cannot be deleted; cancel it first")
             }
