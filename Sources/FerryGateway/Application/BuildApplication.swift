@@ -84,7 +84,8 @@ public func buildApplication(
 
     var app = Application(
         router: APIRouter.build(api),
-        server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [MalformedRequestHandler()], idleTimeout: .seconds(Int64(configuration.idleConnectionSeconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "ferryd"),
         services: [
             GatewayLifetime(engine: engine, database: database, logger: logger),

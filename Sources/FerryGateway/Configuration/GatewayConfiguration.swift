@@ -26,6 +26,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     public static let defaultRetryBaseMilliseconds = 2000
     /// A week: longer than a webhook delivery's whole default retry schedule (under four days).
     public static let defaultEventRetentionDays = 7
+    /// As nginx's `client_header_timeout` (60 s): long enough for any client between requests.
+    public static let defaultIdleConnectionSeconds = 60
 
     /// `FERRY_PORT` / `--port`: the HTTP API's port; 0 lets the system choose a free one.
     public var port: Int
@@ -69,6 +71,12 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
     /// `FERRY_CONTENT_RETENTION_DAYS`: days a succeeded job's content (unless the job says otherwise)
     /// and an unused blob are kept (`ContentRetention`); nil (the default): for ever.
     public var contentRetentionDays: Int?
+    /// `FERRY_IDLE_CONNECTION_SECONDS`: an API connection with no request being answered (a
+    /// keep-alive connection between requests, or a client still sending its request's head or body)
+    /// is closed after this many seconds without a complete part of a request. Without it, idle or
+    /// trickling connections were kept for ever, each holding a descriptor. Streams being answered
+    /// (event streams, `Prefer: wait`, content) are not idle.
+    public var idleConnectionSeconds: Int
 
     /// A configuration with every default, the data directory resolved against `currentDirectory`.
     public init(
@@ -88,7 +96,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         eventRetentionDays: Int = GatewayConfiguration.defaultEventRetentionDays,
         maxEventStreamsPerTenant: Int = GatewayConfiguration.defaultMaxEventStreamsPerTenant,
         maxStorageBytesPerTenant: Int64? = nil,
-        contentRetentionDays: Int? = nil
+        contentRetentionDays: Int? = nil,
+        idleConnectionSeconds: Int = GatewayConfiguration.defaultIdleConnectionSeconds
     ) {
         self.port = port
         self.host = host
@@ -107,6 +116,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         self.maxEventStreamsPerTenant = maxEventStreamsPerTenant
         self.maxStorageBytesPerTenant = maxStorageBytesPerTenant
         self.contentRetentionDays = contentRetentionDays
+        self.idleConnectionSeconds = idleConnectionSeconds
     }
 
     /// Reads `FERRY_*` variables from `environment`, lets `flags` override them, checks every value.
@@ -169,6 +179,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
         let maxEventStreams = setting(nil, "", "FERRY_MAX_EVENT_STREAMS_PER_TENANT") { try $0.integer(in: 1...100_000) }
         let maxStorageBytes = setting(nil, "", "FERRY_MAX_STORAGE_BYTES_PER_TENANT") { try $0.integer(in: 0...Int.max) }
         let contentRetentionDays = setting(nil, "", "FERRY_CONTENT_RETENTION_DAYS") { try $0.integer(in: 1...36_500) }
+        let idleConnectionSeconds = setting(nil, "", "FERRY_IDLE_CONNECTION_SECONDS") { try $0.integer(in: 1...86_400) }
 
         guard problems.isEmpty else {
             throw GatewayConfigurationError(problems: problems)
@@ -191,7 +202,8 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             eventRetentionDays: eventRetentionDays ?? Self.defaultEventRetentionDays,
             maxEventStreamsPerTenant: maxEventStreams ?? Self.defaultMaxEventStreamsPerTenant,
             maxStorageBytesPerTenant: maxStorageBytes.map(Int64.init),
-            contentRetentionDays: contentRetentionDays
+            contentRetentionDays: contentRetentionDays,
+            idleConnectionSeconds: idleConnectionSeconds ?? Self.defaultIdleConnectionSeconds
         )
     }
 
@@ -210,6 +222,7 @@ public struct GatewayConfiguration: Sendable, Equatable, CustomStringConvertible
             + "webhook retries after \(webhookRetrySchedule), \(vault), cache \(cacheMaxBytesPerTenant) bytes per tenant, "
             + "job events kept \(eventRetentionDays) days, \(maxEventStreamsPerTenant) event streams per tenant, "
             + "storage \(maxStorageBytesPerTenant.map { "\($0) bytes" } ?? "unlimited") per tenant, "
-            + "content kept \(contentRetentionDays.map { "\($0) days" } ?? "for ever")"
+            + "content kept \(contentRetentionDays.map { "\($0) days" } ?? "for ever"), "
+            + "idle API connections closed after \(idleConnectionSeconds) s"
     }
 }
