@@ -34,7 +34,7 @@ struct GetPlan: Sendable {
         let jobs = zip(list.entries, names).enumerated().map { index, pair in
             TransferJob(
                 index: index, displayURL: pair.0.text, request: template.request(for: pair.0.url),
-                uploadFile: template.uploadFile, destination: .file(directoryURL.appendingPathComponent(pair.1)))
+                uploadFile: template.uploadFile, destination: .file(directoryURL.appendingPathComponent(pair.1, isDirectory: false)))
         }
         return GetPlan(jobs: jobs, isBatch: true)
     }

@@ -4,14 +4,19 @@ import URLLoadingTestSupport
 
 @Suite("ferry get -i: a list into a directory", .timeLimit(.minutes(2)))
 struct BatchDownloadTests {
-    // SES-06, DL-04, DL-05: every URL of the list (blank lines and # comments skipped) lands in the
-    // directory under its last path component, several transfers at a time.
+    // SES-06, DL-04, DL-05: every URL of the list (blank lines and # comments skipped, whitespace
+    // around a URL ignored) lands in the directory under its last path component, several
+    // transfers at a time.
     @Test func listIntoDirectoryInParallel() async throws {
         try await CLIFixture.withOrigin { origin in
             try await CLIFixture.withTemporaryDirectory { directory in
                 let sizes = (1...12).map { $0 * 7919 }
                 var list = "# test list\n\n"
-                for size in sizes { list += origin.url("/bytes/\(size)") + "\n" }
+                // Lines as other tools write them: CRLF, tabs, a Unicode space after the URL.
+                for (index, size) in sizes.enumerated() {
+                    let url = origin.url("/bytes/\(size)")
+                    list += [" \t\(url) \r\n", "\(url)\u{00A0}\n", "\(url)\n"][index % 3]
+                }
                 list += "   \n# the end\n"
                 let listFile = directory.appendingPathComponent("urls.txt")
                 try Data(list.utf8).write(to: listFile)

@@ -339,6 +339,25 @@ struct HTTPCacheRFC9111Tests {
         }
     }
 
+    @Test("CA-08, RFC 9111 §5.2.1.7: a session with no cache still answers only-if-cached with a 504 and fails an offline policy, without asking the origin")
+    func policiesWithoutACache() async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session { $0.urlCache = nil }
+            let url = origin.scriptedCacheURL("no-cache-here", headers: ["Cache-Control: max-age=3600"])
+            let timeout = try await Self.fetch(session, url, configure: asking("only-if-cached"))
+            #expect(timeout.response.statusCode == 504 && timeout.body.isEmpty && timeout.status == .miss)
+            await #expect(throws: TransferError.self) {
+                _ = try await Self.fetch(session, url) { $0.cachePolicy = .returnCacheDataDontLoad }
+            }
+            #expect(sent(origin, "no-cache-here").isEmpty)
+            for policy in [RequestCachePolicy.useProtocolCachePolicy, .returnCacheDataElseLoad, .reloadIgnoringLocalCacheData] {
+                let fetched = try await Self.fetch(session, url) { $0.cachePolicy = policy }
+                #expect(fetched.response.statusCode == 200 && fetched.status == nil, "\(policy)")
+            }
+            #expect(sent(origin, "no-cache-here").count == 3)
+        }
+    }
+
     @Test("RFC 9111 §4.3.2: the caller's own If-None-Match / If-Modified-Since is answered 304 by a fresh entry, weak comparison")
     func callersConditionalAnsweredFromCache() async throws {
         try await Fixture.withOrigin { origin in

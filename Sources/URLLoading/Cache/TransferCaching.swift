@@ -77,6 +77,7 @@ struct TransferCaching {
             // Other protocols are never cached; the policy only gates the network (CA-01).
             return policy == .returnCacheDataDontLoad ? .fail(Self.offlineMiss(request)) : .network(request)
         }
+        guard let cache else { return Self.planWithoutCache(for: request, policy: policy) }
         // The caller's own conditional request may be answered by a fresh entry (§4.3.2).
         let callersConditional = policy == .useProtocolCachePolicy && HTTPCacheRules.isCallersConditional(request)
         // So may one byte range, from a fresh complete entry (§3.4).
@@ -84,7 +85,7 @@ struct TransferCaching {
         let lookedUp = eligible && policy != .reloadIgnoringLocalCacheData
             && (HTTPCacheRules.isLookupEligible(request) || callersConditional || singleRange)
         // An entry whose body file went since the lookup (evicted) counts as none.
-        let found = lookedUp ? cache?.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
+        let found = lookedUp ? cache.cachedResponse(for: request).flatMap { entry in LocalBody(entry.body).map { (entry, $0) } } : nil
         let now = Date()
         let serve = { (found: (CachedResponse, LocalBody)) in
             HopPlan.serve(HTTPCacheRules.served(found.0, now: now), found.1, .hit, revalidation: nil)
@@ -122,6 +123,19 @@ struct TransferCaching {
                 validating = found
                 return .network(conditional)
             }
+        }
+    }
+
+    /// The hop of a session without a cache: what `plan` decides when nothing is found, without
+    /// working out what a lookup would have asked for.
+    private static func planWithoutCache(for request: TransferRequest, policy: RequestCachePolicy) -> HopPlan {
+        switch policy {
+        case .returnCacheDataDontLoad:
+            return .fail(offlineMiss(request))
+        case .useProtocolCachePolicy where CacheControl(request.headers).has("only-if-cached"):
+            return .serve(HTTPCacheRules.gatewayTimeout(for: request), LocalBody(Data()), .miss, revalidation: nil)
+        case .useProtocolCachePolicy, .returnCacheDataElseLoad, .reloadIgnoringLocalCacheData:
+            return .network(request)
         }
     }
 

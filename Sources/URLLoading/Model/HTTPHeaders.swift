@@ -70,7 +70,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 }
 
 extension String {
+    /// Field names are tokens (RFC 9110 §5.1): ASCII, compared without case.
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        utf8.count == other.utf8.count && equalsIgnoringASCIICase(other)
     }
 }

@@ -31,8 +31,8 @@ public struct TransferResponse: Sendable, Equatable {
     public var mimeType: String? {
         guard let contentType = headers["Content-Type"] else { return nil }
         let type = contentType.split(separator: ";", maxSplits: 1).first ?? ""
-        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
-        return trimmed.isEmpty ? nil : trimmed
+        let trimmed = type.trimmingFieldWhitespace
+        return trimmed.isEmpty ? nil : trimmed.lowercasedASCII
     }
 
     /// The `charset` parameter of Content-Type, if any.

@@ -10,10 +10,10 @@ struct EntityValidators: Sendable, Equatable {
     /// validator. A weak ETag (`W/"..."`) does not count: RFC 9110 forbids it in If-Range.
     init?(response: TransferResponse) {
         guard response.statusCode == 200 || response.statusCode == 206 else { return nil }
-        if let encoding = response.headers["Content-Encoding"], encoding.lowercased() != "identity" { return nil }
-        let tag = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces)
+        if let encoding = response.headers["Content-Encoding"], !encoding.equalsIgnoringASCIICase("identity") { return nil }
+        let tag = response.headers["ETag"].map { String($0.trimmingFieldWhitespace) }
         entityTag = tag.flatMap { Self.isStrongEntityTag($0) ? $0 : nil }
-        lastModified = response.headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces)
+        lastModified = response.headers["Last-Modified"].map { String($0.trimmingFieldWhitespace) }
         if lastModified?.isEmpty == true { lastModified = nil }
         if entityTag == nil && lastModified == nil { return nil }
     }

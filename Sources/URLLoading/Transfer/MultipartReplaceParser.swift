@@ -79,8 +79,8 @@ struct MultipartReplaceParser {
     static func boundary(in contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            guard pair.count == 2, pair[0].trimmingFieldWhitespace.equalsIgnoringASCIICase("boundary") else { continue }
+            var value = String(pair[1].trimmingFieldWhitespace)
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             let usable = (1...70).contains(value.utf8.count) && value.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
             return usable ? value : nil

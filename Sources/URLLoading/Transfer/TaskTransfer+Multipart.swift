@@ -14,7 +14,7 @@ extension TaskTransfer {
     /// parts follow as they arrive. False for any other response, one without a usable boundary
     /// parameter included (delivered as a plain response).
     func startsMultipart(_ response: TransferResponse) -> Bool {
-        guard request.method.uppercased() != "HEAD", let status = response.statusCode, status != 204, status != 304,
+        guard !request.method.equalsIgnoringASCIICase("HEAD"), let status = response.statusCode, status != 204, status != 304,
               let parser = MultipartReplaceParser(response: response)
         else { return false }
         multipart = parser
