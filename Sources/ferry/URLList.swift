@@ -27,8 +27,8 @@ struct URLList: Sendable {
 
     init(text: String, source: String) throws(UsageError) {
         var entries: [Entry] = []
-        // Split on the byte: in Swift "\r\n" is one Character, which splitting on the Character "\n"
-        // does not split, so a CRLF file came out as one line. Trimming drops the CR.
+        // Split on the byte: in Swift "\r\n" is one Character, which a split on the Character "\n"
+        // leaves whole, so a CRLF file would be one line. Trimming drops the CR.
         for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let line = Self.trimmed(text[bytes.startIndex..<bytes.endIndex])
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -44,9 +44,9 @@ struct URLList: Sendable {
         self.entries = entries
     }
 
-    /// The line without the whitespace around it. ASCII whitespace is cut byte by byte: Foundation's
-    /// trimming goes through NSString, which took a tenth of `ferry get`'s time before the first
-    /// request of a list of 2,000 URLs. It still handles a line that ends in other (Unicode) space.
+    /// The line without the whitespace around it. ASCII whitespace is cut byte by byte, because
+    /// Foundation's trimming goes through NSString and every line is read before the first request;
+    /// a line that starts or ends in other (Unicode) space still goes through Foundation.
     private static func trimmed(_ line: Substring) -> String {
         let isASCIISpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
         guard let first = line.utf8.firstIndex(where: { !isASCIISpace($0) }),
