@@ -204,21 +204,47 @@ def cpu_seconds(pid):
 
 def postgres_cpu_seconds(data_dir):
     """CPU of the private cluster: its postmaster and every child (backends, WAL writer, ...)."""
+    return sum(cpu_seconds(pid) for pid in postgres_pids(data_dir))
+
+
+def postgres_pids(data_dir):
+    """The private cluster's postmaster and its children."""
     try:
         with open(os.path.join(data_dir, "postgres", "postmaster.pid")) as f:
             master = int(f.readline())
     except (OSError, ValueError):
-        return 0.0
-    total = cpu_seconds(master)
+        return []
+    pids = [master]
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as f:
                     if int(f.read().rsplit(")", 1)[1].split()[1]) == master:
-                        total += cpu_seconds(int(entry))
+                        pids.append(int(entry))
             except (OSError, IndexError, ValueError):
                 pass
-    return total
+    return pids
+
+
+class TimedProfile:
+    """`perf record -g` of ferryd and its PostgreSQL while one P3 run is timed, when BENCH_P3_PERF
+    names a file prefix (run N writes PREFIX.N): a profile of the whole bench would mostly show the
+    untimed parts (checking the jobs, deleting them) and the other tools."""
+
+    def __init__(self, ferryd, run_no):
+        prefix = os.environ.get("BENCH_P3_PERF")
+        self.proc = None
+        if prefix:
+            pids = ",".join(str(p) for p in [ferryd.proc.pid, *postgres_pids(ferryd.data_dir)])
+            self.proc = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "1999", "-p", pids,
+                                          "-o", f"{prefix}.{run_no}"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)  # perf attaches before the clock starts
+
+    def stop(self):
+        if self.proc:
+            self.proc.send_signal(signal.SIGINT)
+            self.proc.wait()
 
 
 def sha256_file(path):
@@ -275,6 +301,7 @@ class P3Ferryd:
             return [j["id"] for j in reply["jobs"]]
 
         step = self.batch or 1
+        profile = TimedProfile(self.ferryd, self.run_no)
         t0 = time.perf_counter()
         futures = [self.pool.submit(submit, self.urls[i:i + step]) for i in range(0, len(self.urls), step)]
         submitted = None
@@ -294,6 +321,7 @@ class P3Ferryd:
                 raise RunFailed(f"only {done} of {len(self.urls)} jobs succeeded after 600 s")
             time.sleep(0.05)
         elapsed = time.perf_counter() - t0
+        profile.stop()
         conns = accepted_connections() - before - 1
         cpu = (cpu_seconds(self.ferryd.proc.pid) - cpu0[0],
                postgres_cpu_seconds(self.ferryd.data_dir) - cpu0[1], time.process_time() - cpu0[2])
