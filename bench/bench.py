@@ -91,9 +91,10 @@ def small_urls(port):
 # ---------------------------------------------------------------------------- scenarios
 
 def p1_commands(work, port, ferry):
-    """One big file to disk. Output under bench/work/out, on the same disk as the source."""
+    """One big file to disk. Output under bench/work/out/big, on the same disk as the source (a
+    folder of its own: deleting it must not delete another scenario's 2,000 files)."""
     url = f"http://127.0.0.1:{port}/big.bin"
-    out_dir = os.path.join(work, "out")
+    out_dir = os.path.join(work, "out", "big")
     out = os.path.join(out_dir, "big.bin")
     cmds = {
         "ferry": [ferry, "get", url, "-o", out, "-s"],
