@@ -157,10 +157,11 @@ def verify(outs, size, source=None):
 def set_aside_earlier(out_dir):
     """Moves an earlier run's output folder under bench/work/out-kept instead of deleting it.
 
-    Deleting 2,000 files and creating 2,000 more right after costs ext4 dearly: for about 35 s it
-    skips the freed inodes as "recently deleted" while looking for free ones, scanning further with
-    every file. On this VM that took curl's P2 from 0.22 s to 1.6 s, grew run by run and swamped
-    the tools' own differences. The kept folders are deleted when the measurement ends.
+    Deleting 2,000 files and creating 2,000 more right after costs ext4 dearly: for seconds to
+    minutes it skips the freed inodes as "recently deleted" while looking for free ones, scanning
+    further with every file. On this VM that took curl's P2 from 0.22 s to 1.1 s and more, grew run
+    by run and swamped the tools' own differences. The kept folders are deleted when the
+    measurement ends.
     """
     if os.path.exists(out_dir):
         kept = os.path.join(os.path.dirname(os.path.dirname(out_dir)), "out-kept")
