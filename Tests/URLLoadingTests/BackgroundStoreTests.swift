@@ -126,4 +126,17 @@ struct BackgroundStoreTests {
         try second.claim()
         second.relinquish()
     }
+
+    /// A child that another thread is spawning holds every descriptor, and so the lock, until its
+    /// exec: a lock released a moment after the claim began is taken, not reported as in use.
+    @Test("a claim waits out a lock that is released a moment later (BG-23)")
+    func claimWaitsOutABriefHold() throws {
+        let directory = try TemporaryDirectory()
+        let first = Background.store(in: directory)
+        let second = Background.store(in: directory)
+        try first.claim()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { first.relinquish() }
+        try second.claim()
+        second.relinquish()
+    }
 }

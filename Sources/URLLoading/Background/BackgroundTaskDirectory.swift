@@ -61,7 +61,7 @@ public final class BackgroundTaskDirectory: BackgroundTaskStore {
         guard descriptor >= 0 else {
             throw BackgroundTaskStoreError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(descriptor) == 0 else {
             let busy = errno == EWOULDBLOCK
             let reason = String(cString: strerror(errno))
             close(descriptor)
@@ -75,6 +75,26 @@ public final class BackgroundTaskDirectory: BackgroundTaskStore {
         }
         // A second claim by the same store replaces the first lock (the same file, so no gap).
         if let earlier { close(earlier) }
+    }
+
+    /// How long a held lock is tried again before the claim fails. A child that another thread of
+    /// this process is spawning holds a duplicate of every descriptor, and with it the lock, until
+    /// its `exec` closes them (`O_CLOEXEC` acts only then): a lock released just before can look held
+    /// for that moment, which on a loaded machine lasts milliseconds. A session that really holds the
+    /// directory holds it far longer.
+    static let heldLockGrace: Duration = .seconds(1)
+
+    /// `flock(LOCK_EX | LOCK_NB)`, tried again while it finds the lock held, for `heldLockGrace`.
+    /// Returns flock's result, with errno set as it left it.
+    private static func lock(_ descriptor: Int32) -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: heldLockGrace)
+        while true {
+            let result = flock(descriptor, LOCK_EX | LOCK_NB)
+            guard result != 0, errno == EWOULDBLOCK, clock.now < deadline else { return result }
+            usleep(10_000)
+            errno = EWOULDBLOCK
+        }
     }
 
     public func relinquish() {
