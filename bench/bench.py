@@ -90,11 +90,12 @@ def small_urls(port):
 
 # ---------------------------------------------------------------------------- scenarios
 
-def p1_commands(work, port, ferry):
-    """One big file to disk. Output under bench/work/out/big, on the same disk as the source (a
-    folder of its own: deleting it must not delete another scenario's 2,000 files)."""
+def p1_commands(out_base, port, ferry):
+    """One big file to disk. Output under OUT_BASE/big (by default bench/work/out/big, on the same
+    disk as the source), a folder of its own: deleting it must not delete another scenario's 2,000
+    files."""
     url = f"http://127.0.0.1:{port}/big.bin"
-    out_dir = os.path.join(work, "out", "big")
+    out_dir = os.path.join(out_base, "big")
     out = os.path.join(out_dir, "big.bin")
     cmds = {
         "ferry": [ferry, "get", url, "-o", out, "-s"],
@@ -106,9 +107,9 @@ def p1_commands(work, port, ferry):
     return cmds, out_dir, [out]
 
 
-def p2_commands(work, port, ferry):
-    """2,000 small files, 50 at once, each saved under its last path component."""
-    out_dir = os.path.join(work, "out", "small")
+def p2_commands(work, out_base, port, ferry):
+    """2,000 small files, 50 at once, each saved under its last path component, in OUT_BASE/small."""
+    out_dir = os.path.join(out_base, "small")
     urls = small_urls(port)
     urls_txt = os.path.join(work, "urls.txt")
     with open(urls_txt, "w") as f:
@@ -155,7 +156,8 @@ def verify(outs, size, source=None):
 
 
 def set_aside_earlier(out_dir):
-    """Moves an earlier run's output folder under bench/work/out-kept instead of deleting it.
+    """Moves an earlier run's output folder under OUT_BASE-kept (bench/work/out-kept) instead of
+    deleting it.
 
     Deleting 2,000 files and creating 2,000 more right after costs ext4 dearly: for seconds to
     minutes it skips the freed inodes as "recently deleted" while looking for free ones, scanning
@@ -164,7 +166,7 @@ def set_aside_earlier(out_dir):
     measurement ends.
     """
     if os.path.exists(out_dir):
-        kept = os.path.join(os.path.dirname(os.path.dirname(out_dir)), "out-kept")
+        kept = os.path.dirname(out_dir) + "-kept"
         os.makedirs(kept, exist_ok=True)
         os.rename(out_dir, os.path.join(kept, f"{time.monotonic_ns()}"))
 
@@ -208,9 +210,15 @@ def command_runners(cmds, out_dir, outs, size, port, source, keep_earlier=False)
             for tool, cmd in cmds.items()}
 
 
-def remove_outputs(work):
-    shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
-    shutil.rmtree(os.path.join(work, "out-kept"), ignore_errors=True)
+def work_outputs(args):
+    """The output folder under bench/work (P3's curl and aria2c, and P1 and P2 by default)."""
+    return os.path.join(args.work, "out")
+
+
+def remove_outputs(*out_bases):
+    for base in out_bases:
+        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(base + "-kept", ignore_errors=True)
 
 
 def measure_scenario(name, runners, runs):
@@ -309,6 +317,7 @@ def report(results, args):
     ]
     if {"P1", "P2"} & set(results):
         lines.append(f"ferry : {args.ferry}")
+        lines.append(f"P1 and P2 write into {args.out}")
     if {"P3", "P4", "P5", "P6"} & set(results):
         lines.append(f"ferryd: {args.ferryd}")
     lines += [
@@ -425,13 +434,13 @@ def measure(args):
         runs = runs_for(args, name)
         print(f"bench: {name} ({runs} timed runs)", flush=True)
         if name == "P1":
-            cmds, out_dir, outs = p1_commands(args.work, args.port, args.ferry)
+            cmds, out_dir, outs = p1_commands(args.out, args.port, args.ferry)
             source = os.path.join(args.work, "www", "big.bin")
             results[name] = measure_scenario(
                 name, command_runners(cmds, out_dir, outs, args.size_mb * 2**20, args.port, source), runs)
             shutil.rmtree(out_dir, ignore_errors=True)
         elif name == "P2":
-            cmds, out_dir, outs = p2_commands(args.work, args.port, args.ferry)
+            cmds, out_dir, outs = p2_commands(args.work, args.out, args.port, args.ferry)
             results[name] = measure_scenario(
                 name, command_runners(cmds, out_dir, outs, SMALL_SIZE, args.port, None, keep_earlier=True), runs)
         elif name == "P3":
@@ -443,7 +452,7 @@ def measure(args):
             results[name] = memory.p5(args)
         elif name == "P6":
             results[name] = gateway.p6(args, os.path.join(args.work, "www", "big.bin"), runs)
-    remove_outputs(args.work)
+    remove_outputs(args.out, work_outputs(args))
     text = report(results, args)
     print("\n" + text, end="")
     with open(os.path.join(args.work, "results.txt"), "w") as f:
@@ -455,8 +464,9 @@ def measure(args):
 
 
 def measure_p3(args, runs):
-    """ferryd (jobs over the API) next to curl and aria2c fetching the same 2,000 files (as in P2)."""
-    cmds, out_dir, outs = p2_commands(args.work, args.port, args.ferry or "ferry")
+    """ferryd (jobs over the API) next to curl and aria2c fetching the same 2,000 files (as in P2),
+    always into bench/work: ferryd's jobs write their files under its data folder there."""
+    cmds, out_dir, outs = p2_commands(args.work, work_outputs(args), args.port, args.ferry or "ferry")
     runners = command_runners({t: cmds[t] for t in ("curl", "aria2c")}, out_dir, outs, SMALL_SIZE,
                               args.port, None, keep_earlier=True)
     ferryd = gateway.Ferryd(args.ferryd, args.work, "P3", {"FERRY_WORKERS": str(gateway.P3_WORKERS)})
@@ -500,10 +510,12 @@ def main():
                    help="P3: max_connections_per_host of the jobs' session (0: no session)")
     p.add_argument("--p3-batch", type=int, default=100,
                    help="P3: jobs per POST /v1/jobs/batch (0: one POST /v1/jobs per job)")
+    p.add_argument("--out", help="where P1 and P2 write their outputs (default: WORK/out)")
     p.add_argument("--scenarios", default="P1,P2")
     p.add_argument("--runs", type=int, default=0, help="0: each scenario's default")
     args = p.parse_args()
     args.scenarios = [s.strip().upper() for s in args.scenarios.split(",") if s.strip()]
+    args.out = os.path.abspath(args.out) if args.out else os.path.join(args.work, "out")
     if args.scenarios == ["ALL"]:
         args.scenarios = list(SCENARIOS)
     bad = [s for s in args.scenarios if s not in SCENARIOS]
