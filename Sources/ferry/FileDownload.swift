@@ -32,7 +32,7 @@ struct FileDownload: Sendable {
     func follow(_ task: DownloadTask, to destination: URL, reporter: TransferReporter) async -> TransferOutcome {
         let request = task.originalRequest
         // Claimed before resume(), so no event is missed.
-        let events = task.events
+        let events = reporter.showsLiveEvents ? task.events : task.events.untilCompletion
         reporter.starting(request)
 
         var response: TransferResponse?

@@ -8,6 +8,10 @@ struct TransferReporter: Sendable {
     let meter: ProgressMeter?
     let verbose: Bool
 
+    /// True when something is shown as the transfer goes (progress, or `-v`'s heads); otherwise only
+    /// its end matters, and its events can wait for it (`TaskEvents.untilCompletion`).
+    var showsLiveEvents: Bool { verbose || meter != nil }
+
     func starting(_ request: TransferRequest) {
         guard verbose else { return }
         console.printLines(VerboseLog.request(request))

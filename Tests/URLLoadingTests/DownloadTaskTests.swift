@@ -95,6 +95,38 @@ struct DownloadTaskTests {
             try await Fixture.eventually("the file to be deleted") { !FileManager.default.fileExists(atPath: gone.path) }
         }
     }
+
+    @Test(
+        "events until completion: the consumer first hears of a slow download when it ends, then every event in order (LC-14)",
+        arguments: [false, true])
+    func eventsUntilCompletion(untilCompletion: Bool) async throws {
+        try await Fixture.withOrigin { origin in
+            let session = try Fixture.session()
+            let task = try session.downloadTask(with: Fixture.request(origin.url("/drip?bytes=300000&chunks=6&delay_ms=120")))
+            let events = untilCompletion ? task.events.untilCompletion : task.events
+            task.resume()
+            var heard: [String] = []
+            var completedWhenFirstHeard: Bool?
+            var contents: Data?
+            for await event in events {
+                if completedWhenFirstHeard == nil { completedWhenFirstHeard = task.state == .completed }
+                switch event {
+                case .response(let response): heard.append("response \(response.statusCode ?? 0)")
+                case .progress: if heard.last != "progress" { heard.append("progress") }
+                case .downloadFinished(let file):
+                    heard.append("finished")
+                    contents = try? Data(contentsOf: file)
+                case .completed(let error): heard.append(error == nil ? "completed" : "failed")
+                default: heard.append("\(event)")
+                }
+            }
+            // The control (every event as it comes) shows that the drip gives the response time to be
+            // heard long before the end.
+            #expect(completedWhenFirstHeard == untilCompletion)
+            #expect(heard == ["response 200", "progress", "finished", "completed"])
+            #expect(contents == Fixture.pattern(300_000), "the file is still there when its event is heard")
+        }
+    }
 }
 
 /// A directory under the system temporary directory, removed when the value is released.

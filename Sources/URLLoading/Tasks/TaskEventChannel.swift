@@ -14,6 +14,8 @@ final class TaskEventChannel: Sendable {
         var head = 0
         var bufferedBytes = 0
         var waiter: CheckedContinuation<TaskEvent?, Never>?
+        /// False while the waiter sleeps until an event that needs it (`TaskEvents.untilCompletion`).
+        var waiterWakesForUpdates = true
         var finished = false
         var consumerTaken = false
         /// Set by a producer that found the buffer full; called once the consumer drains.
@@ -45,6 +47,17 @@ final class TaskEventChannel: Sendable {
             return .event(event, hook)
         }
 
+        /// Queues an event for a consumer that is busy or sleeping through updates; consecutive
+        /// progress events merge.
+        mutating func enqueue(_ event: TaskEvent) {
+            if case .progress = event, !isEmpty, case .progress = queue[queue.count - 1] {
+                queue[queue.count - 1] = event
+                return
+            }
+            if case .data(let data) = event { bufferedBytes += data.count }
+            queue.append(event)
+        }
+
         mutating func markHandedOut(_ file: URL) {
             fileToRemove = file
             unreadFiles.removeAll { $0 == file }
@@ -68,24 +81,28 @@ final class TaskEventChannel: Sendable {
 
     /// Queues an event. `.completed` closes the channel; later events are dropped.
     func push(_ event: TaskEvent) {
-        let waiter: CheckedContinuation<TaskEvent?, Never>? = state.withLock { state in
+        typealias Wake = (CheckedContinuation<TaskEvent?, Never>, TaskEvent, (@Sendable () -> Void)?)
+        let wake: Wake? = state.withLock { state in
             guard !state.finished else { return nil }
             if case .completed = event { state.finished = true }
             if case .downloadFinished(let file) = event { state.unreadFiles.append(file) }
-            if let waiter = state.waiter {
+            if let waiter = state.waiter, state.waiterWakesForUpdates || event.needsConsumerNow {
                 state.waiter = nil
-                if case .downloadFinished(let file) = event { state.markHandedOut(file) }
-                return waiter
+                if state.isEmpty {
+                    if case .downloadFinished(let file) = event { state.markHandedOut(file) }
+                    return (waiter, event, nil)
+                }
+                // Updates queued while the consumer slept go first.
+                state.enqueue(event)
+                guard case .event(let first, let hook) = state.take() else { return nil }
+                return (waiter, first, hook)
             }
-            if case .progress = event, !state.isEmpty, case .progress = state.queue[state.queue.count - 1] {
-                state.queue[state.queue.count - 1] = event
-                return nil
-            }
-            if case .data(let data) = event { state.bufferedBytes += data.count }
-            state.queue.append(event)
+            state.enqueue(event)
             return nil
         }
-        waiter?.resume(returning: event)
+        guard let (waiter, event, hook) = wake else { return }
+        hook?()
+        waiter.resume(returning: event)
     }
 
     /// True when the producer may push more body bytes. When false, `onDemand` is kept and called
@@ -103,12 +120,20 @@ final class TaskEventChannel: Sendable {
     /// at once when it is already waiting (or the channel is closed). A question whose asking must
     /// come after those events (a later part's response disposition, LC-10) waits for it.
     func callWhenConsumerCaughtUp(_ hook: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            if state.waiter != nil || state.finished { return true }
+        typealias Wake = (CheckedContinuation<TaskEvent?, Never>, TaskEvent, (@Sendable () -> Void)?)
+        let (now, wake) = state.withLock { state -> (Bool, Wake?) in
+            if state.finished || (state.waiter != nil && state.isEmpty) { return (true, nil) }
             state.caughtUpHook = hook
-            return false
+            // A consumer sleeping through updates hears them now, so that it catches up.
+            guard let waiter = state.waiter, case .event(let first, let demand) = state.take() else { return (false, nil) }
+            state.waiter = nil
+            return (false, (waiter, first, demand))
         }
         if now { hook() }
+        if let (waiter, event, demand) = wake {
+            demand?()
+            waiter.resume(returning: event)
+        }
     }
 
     // MARK: consumer side
@@ -122,8 +147,10 @@ final class TaskEventChannel: Sendable {
         }
     }
 
-    /// The next event, or nil after `.completed` was delivered.
-    func next() async -> TaskEvent? {
+    /// The next event, or nil after `.completed` was delivered. `wakingForUpdates` false: a consumer
+    /// that would wait sleeps until an event arrives that needs it now (`needsConsumerNow`) or a
+    /// question needs it to catch up, and then takes the events queued meanwhile first, in order.
+    func next(wakingForUpdates: Bool = true) async -> TaskEvent? {
         removeHandedOutFile()
         switch take() {
         case .event(let event): return event
@@ -137,6 +164,7 @@ final class TaskEventChannel: Sendable {
                     case .end: return (.some(nil), nil)
                     case .empty:
                         state.waiter = continuation
+                        state.waiterWakesForUpdates = wakingForUpdates
                         defer { state.caughtUpHook = nil }
                         return (nil, state.caughtUpHook)
                     }
@@ -184,17 +212,41 @@ final class TaskEventChannel: Sendable {
     }
 }
 
+private extension TaskEvent {
+    /// Wakes even a consumer that waits for the end: the end itself, body bytes (the producer pauses
+    /// until they are read) and the hand-over to a download task.
+    var needsConsumerNow: Bool {
+        switch self {
+        case .completed, .data, .becameDownload: true
+        case .redirected, .response, .partCompleted, .progress, .resumed, .downloadFinished: false
+        }
+    }
+}
+
 /// A task's events as an `AsyncSequence`; a task has one consumer (see `SessionTask.events`).
 public struct TaskEvents: AsyncSequence, Sendable {
     public typealias Element = TaskEvent
     let channel: TaskEventChannel?
+    var wakesForUpdates = true
+
+    /// The same events, in the same order, but a consumer that waits for the next one is woken only
+    /// by `.completed`, body data or `.becameDownload` (or a delegate question that must come after
+    /// the events so far); it then hears the events queued meanwhile first. For a consumer that acts
+    /// only at the end, such as a silent download to a file: each wake-up costs a hand-off between
+    /// threads, and a small download would otherwise pay two or three.
+    public var untilCompletion: TaskEvents {
+        var events = self
+        events.wakesForUpdates = false
+        return events
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: TaskEventChannel?
+        let wakesForUpdates: Bool
         public mutating func next() async -> TaskEvent? {
-            await channel?.next()
+            await channel?.next(wakingForUpdates: wakesForUpdates)
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel, wakesForUpdates: wakesForUpdates) }
 }
