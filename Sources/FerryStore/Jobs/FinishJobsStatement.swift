@@ -10,10 +10,9 @@ import PostgresNIO
 /// The ends come as one JSON array, read by `jsonb_to_recordset`: their fields are nullable, which
 /// PostgreSQL arrays bound from Swift are not, and the response, result and decision are nested in
 /// it as they are stored, encoded once (`Given.write`, and `JobRecord+JSONText` for the nested
-/// response and result). Both UPDATEs find their rows through the primary key
-/// (`= ANY` of the ids) as well as the join, so statistics that say a table is empty (just after the
-/// queue drained) cannot turn them into full scans. Prepared once per connection (why:
-/// `ClaimJobsStatement`).
+/// response and result). Both UPDATEs find their rows through the primary key (`= ANY` of the ids)
+/// as well as the join, so statistics that say a table is empty (just after the queue drained)
+/// cannot turn them into full scans. Prepared once per connection (why: `ClaimJobsStatement`).
 ///
 /// Each end's state and effects come from its transition, decided in Swift (`Completion.transition`);
 /// the lease check stands for its `running` start state. The events of the new states and their
