@@ -3,10 +3,10 @@ import Testing
 @testable import URLLoading
 
 /// The port as a URL's text writes it (RFC 3986 §3.2.3), read where `URL.port` cannot tell "none"
-/// from "too large" (SES-17, PR-01).
+/// from "too large": URLs of the built-in schemes are checked with it before they are fetched (PR-01).
 @Suite("Written port: the port a URL's text names")
 struct WrittenPortTests {
-    @Test("RFC 3986 §3.2: the port follows the host's last colon, outside userinfo and IPv6 brackets", arguments: [
+    @Test("RFC 3986 §3.2: the port follows the host's colon, outside userinfo and IPv6 brackets", arguments: [
         ("http://h:8080/x", "8080"),
         ("http://h/x", nil),
         ("http://h", nil),

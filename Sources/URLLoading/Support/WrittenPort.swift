@@ -1,7 +1,6 @@
-import Foundation
-
-/// The port a URL's text writes, read from the text itself: `URL.port` is nil both for no port and for
-/// one too large for an `Int`, which would then silently mean the scheme's default.
+/// The port a URL's text writes after its host. Not `URL.port` or `URLComponents.port`: they are
+/// nil for a port too large for an `Int`, as for none, so `http://h:99999999999999999999/` would
+/// pass for a URL without a port.
 package enum WrittenPort {
     /// The port as `urlText` writes it (empty for `host:`, which means the scheme's), nil when it
     /// names none or has no `scheme://` authority.
@@ -19,7 +18,7 @@ package enum WrittenPort {
         // An IPv6 literal's colons are inside its brackets.
         if let close = authority.lastIndex(of: UInt8(ascii: "]")) { authority = authority[authority.index(after: close)...] }
         guard let colon = authority.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        // Every index here sits just after an ASCII byte, so it is a scalar boundary of the text.
+        // Every index here is at or just after an ASCII byte, so it is a scalar boundary of the text.
         return urlText[bytes.index(after: colon)..<authority.endIndex]
     }
 
