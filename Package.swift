@@ -105,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ferry",
-            dependencies: ["URLLoading", "URLLoadingOpenAPI", "FerryClient", openAPIRuntime, httpTypes, argumentParser]
+            dependencies: ["CMalloc", "URLLoading", "URLLoadingOpenAPI", "FerryClient", openAPIRuntime, httpTypes, argumentParser]
         ),
         // The gateway, in layers whose dependencies draw the architecture (README, "Layout"): a wrong
         // arrow does not compile.

@@ -24,6 +24,7 @@ struct Ferry: AsyncParsableCommand {
     /// Like ArgumentParser's own `main()`, except that usage errors exit with status 2 (curl's and the
     /// shell's convention) instead of 64, so scripts can tell them from failed transfers.
     static func main() async {
+        MallocTrimming.keepFreedMemoryUnlessConfigured()
         do {
             var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
