@@ -9,7 +9,7 @@ import Glibc
 /// allocation there touches fresh pages, each a page fault and a page cleared. `ferry get -i` makes
 /// a transfer per file, each with its own curl receive buffer (64 KiB among 50 at once), so the
 /// heap's top was handed back and faulted in again all run long: 5,000 to 27,000 page faults a run
-/// of bench P2, against 4,000 to 6,000 with these bounds, and about a sixth less CPU. Setting the
+/// of bench P2, against 4,000 to 6,000 with these bounds, and 11 to 16 % less CPU. Setting the
 /// trim threshold also stops glibc from moving its mmap threshold by itself, so that one is set too:
 /// buffers under 1 MiB (curl's largest is 256 KiB) come from the heap and are reused, not mapped and
 /// unmapped for every transfer. glibc's own variables still decide when they are set.
