@@ -71,4 +71,44 @@ struct JobEventTriggerTests {
             #expect(succeeded == "http://example.invalid/done")
         }
     }
+
+    @Test("deleting a tenant deletes its events and their deliveries, and no other tenant's (0021: no foreign key to tenants on either)")
+    func deletedTenantTakesItsEvents() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            let gone = UUID()
+            let kept = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(gone), 'a'), (\(kept), 'b')", on: connection)
+            for tenant in [gone, kept] {
+                try await PostgresProbe.execute(
+                    """
+                    INSERT INTO webhook_endpoints (tenant_id, url, events, secret)
+                    VALUES (\(tenant), 'http://example.invalid/', ARRAY['job.queued', 'job.succeeded'], 'whsec_a')
+                    """, on: connection)
+                try await PostgresProbe.execute(
+                    """
+                    INSERT INTO jobs (tenant_id, kind, request, policies)
+                    SELECT \(tenant), 'download', jsonb_build_object('url', 'http://example.invalid/' || g),
+                           '{"callback_url": "http://example.invalid/callback"}'
+                    FROM generate_series(1, 2) g
+                    """, on: connection)
+                try await PostgresProbe.execute(
+                    "UPDATE jobs SET state = 'succeeded', finished_at = now(), result = '{}' WHERE tenant_id = \(tenant)", on: connection)
+            }
+            func counts(_ tenant: UUID) async throws -> String? {
+                try await PostgresProbe.value(
+                    """
+                    SELECT (SELECT count(*) FROM job_events WHERE tenant_id = \(tenant)) || ' events, '
+                        || (SELECT count(*) FROM webhook_deliveries WHERE tenant_id = \(tenant)) || ' deliveries'
+                    """, as: String.self, on: connection)
+            }
+            // Two jobs, each queued and succeeded: an endpoint delivery per event and a callback per end.
+            #expect(try await counts(gone) == "4 events, 6 deliveries")
+            #expect(try await counts(kept) == "4 events, 6 deliveries")
+
+            try await PostgresProbe.execute("DELETE FROM tenants WHERE id = \(gone)", on: connection)
+            #expect(try await counts(gone) == "0 events, 0 deliveries")
+            #expect(try await counts(kept) == "4 events, 6 deliveries")
+            #expect(try await PostgresProbe.value("SELECT count(*) FROM jobs", as: Int64.self, on: connection) == 2)
+        }
+    }
 }

@@ -98,6 +98,8 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
     var leaseSeconds: Int
     /// Opens the job's sealed headers and resume data and its session's secrets: the worker sends them.
     var keyring: VaultKeyring
+    /// The claimed jobs mostly share their policies, session and (no) decision answers.
+    let repeated = RepeatedJSONTexts()
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 5)
@@ -115,7 +117,7 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
         let sessionID = try columns[2].decode(UUID?.self)
         let sessionText = try columns[JobRecord.columnCount + 1].decode(String?.self)
         let sessionKind = try columns[JobRecord.columnCount + 2].decode(String?.self)
-        let answers = try JobSpecification.decode([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
+        let answers = try repeated.value([String: StoredDecisionAnswer].self, json: try columns[JobRecord.columnCount + 3].decode(String.self))
         let stored = OwnerStoredState(
             cookies: try columns[JobRecord.columnCount + 4].decode(Bool.self),
             connectionCredentials: try columns[JobRecord.columnCount + 5].decode(Bool.self))
@@ -124,15 +126,25 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
         let opened: (job: JobRecord, session: SessionSettings?, unopenable: String?)
         do {
             opened = (
-                try JobRecord(row: row, reading: .open(keyring)),
-                try sessionText.map { try SealedSessionConfiguration.decode($0, session: sessionID ?? UUID(), reading: .open(keyring)) }, nil)
+                try JobRecord(row: row, reading: .open(keyring), repeated: repeated),
+                try sessionText.map { try session($0, id: sessionID, reading: .open(keyring)) }, nil)
         } catch let error as VaultError {
             opened = (
-                try JobRecord(row: row),
-                try sessionText.map { try SealedSessionConfiguration.decode($0, session: sessionID ?? UUID(), reading: .redact) }, "\(error)")
+                try JobRecord(row: row, repeated: repeated),
+                try sessionText.map { try session($0, id: sessionID, reading: .redact) }, "\(error)")
         }
         return JobQueue.Claim(
             job: opened.job, earlierFailures: Int(failures), session: opened.session, sessionKind: sessionKind, decisionAnswers: answers,
             stored: stored, unopenableSecret: opened.unopenable)
+    }
+
+    /// A session's settings, opened or redacted, decoded once for all its jobs in the claim.
+    private func session(_ text: String, id: UUID?, reading: SecretReading) throws -> SessionSettings {
+        let id = id ?? UUID()
+        let opens = if case .open = reading { true } else { false }
+        let context = id.uuidString + (opens ? " opened" : " redacted")
+        return try repeated.value(SessionSettings.self, json: text, context: context) {
+            try SealedSessionConfiguration.decode($0, session: id, reading: reading)
+        }
     }
 }

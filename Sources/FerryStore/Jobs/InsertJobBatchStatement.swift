@@ -52,6 +52,8 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
     /// never collide.
     var idempotencyKey: String?
     var idempotencyHash: Data?
+    /// A batch's jobs mostly share their policies.
+    let repeated = RepeatedJSONTexts()
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 11)
@@ -70,7 +72,7 @@ struct InsertJobBatchStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try JobRecord(row: row)
+        try JobRecord(row: row, repeated: repeated)
     }
 
     static func idempotencyKeys(_ key: String, count: Int) -> [String] {

@@ -31,6 +31,11 @@ import FerryModel
 /// (migrations/0008), which serialised every claim and finish of the P3 bench. `JobEventFeed` polls
 /// `job_events` by id instead.
 ///
+/// The rows they write name their tenant without a foreign key (migrations/0021): the job's own key
+/// holds it, and a key per event and delivery looked up and locked the tenant's row, in every claim
+/// and finish of every worker. `tenants_delete_events`, on tenants, deletes a tenant's events (and so
+/// their deliveries) with it.
+///
 /// Neither joins a transition table to another or to the events it wrote (migrations/0020): PL/pgSQL
 /// keeps a statement's plan for the connection, made for the rows of its first call, and a first
 /// call of one row left nested loops that made a heartbeat of 2,000 running jobs or a cancel of

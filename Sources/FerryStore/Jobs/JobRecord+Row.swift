@@ -15,10 +15,12 @@ extension JobRecord {
     package static let columnCount = 25
 
     /// A job row; `reading` says what becomes of the values sealed in it (`SecretReading`): only the
-    /// worker that runs the job opens them.
-    package init(row: PostgresRow, reading: SecretReading = .redact) throws {
+    /// worker that runs the job opens them. A statement reading many rows passes its `repeated`, so
+    /// that the policies its jobs share are decoded once.
+    package init(row: PostgresRow, reading: SecretReading = .redact, repeated: RepeatedJSONTexts? = nil) throws {
         let r = row.makeRandomAccess()
         let id = try r[0].decode(UUID.self)
+        let policies = try r[7].decode(String.self)
         try self.init(
             id: id,
             tenantID: try r[1].decode(UUID.self),
@@ -27,7 +29,8 @@ extension JobRecord {
             state: JobState(rawValue: try r[4].decode(String.self)) ?? .failed,
             priority: try r[5].decode(Int.self),
             request: try SealedJobRequest.decode(try r[6].decode(String.self), job: id, reading: reading),
-            policies: try JobSpecification.decode(JobSpecification.Policies.self, json: try r[7].decode(String.self)),
+            policies: try repeated?.value(JobSpecification.Policies.self, json: policies)
+                ?? JobSpecification.decode(JobSpecification.Policies.self, json: policies),
             attempt: try r[8].decode(Int.self),
             maxAttempts: try r[9].decode(Int.self),
             bytesDone: try r[10].decode(Int64.self),

@@ -219,7 +219,8 @@ public struct JobStore: Sendable {
             LIMIT \(limit + 1)
             """, logger: logger)
         var jobs: [JobRecord] = []
-        for try await row in rows { jobs.append(try JobRecord(row: row)) }
+        let repeated = RepeatedJSONTexts()
+        for try await row in rows { jobs.append(try JobRecord(row: row, repeated: repeated)) }
         guard jobs.count > limit else { return (jobs, nil) }
         jobs.removeLast()
         return (jobs, jobs.last.map { JobCursor(createdMicros: $0.createdMicros, id: $0.id) })

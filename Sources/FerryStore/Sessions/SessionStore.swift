@@ -98,7 +98,8 @@ public struct SessionStore: Sendable {
             ORDER BY created_at, id LIMIT \(limit)
             """, logger: logger)
         var jobs: [JobRecord] = []
-        for try await row in rows { jobs.append(try JobRecord(row: row)) }
+        let repeated = RepeatedJSONTexts()
+        for try await row in rows { jobs.append(try JobRecord(row: row, repeated: repeated)) }
         return jobs
     }
 
