@@ -29,15 +29,14 @@ struct TaskLifecycleTests {
             try await Fixture.eventually("some bytes") { task.progress.bytesReceived > 0 }
             task.suspend()
             #expect(task.state == .suspended)
-            // Bytes already on their way when the pause reached the loop may still be counted, later
-            // on a loaded machine: wait until the count holds still for a second. Unpaused, the drip would
-            // run to its end (40,000 bytes) within about a second instead.
-            var whilePaused = task.progress.bytesReceived
-            for _ in 0..<10 {
-                try await Task.sleep(for: .seconds(1))
-                if task.progress.bytesReceived == whilePaused { break }
-                whilePaused = task.progress.bytesReceived
-            }
+            // Bytes may still be counted until the loop has applied the pause, which on a loaded
+            // machine can take longer than any fixed wait (a count that held still for a second once
+            // moved on after it). The loop runs what is posted to it in order: once a marker posted
+            // after the pause has run, the write callback can no longer be called. Unpaused, the drip
+            // would run to its end (40,000 bytes) within about a second.
+            let transfer = try #require(task.guarded.withLock { $0.transfer })
+            await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in transfer.post { _ in applied.resume() } }
+            let whilePaused = task.progress.bytesReceived
             try await Task.sleep(for: .seconds(1))
             #expect(task.progress.bytesReceived == whilePaused)
             #expect(whilePaused < 40_000, "the transfer stopped before its end")
