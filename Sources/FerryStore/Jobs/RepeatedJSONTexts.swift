@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The jobs of a claim, a batch or a page mostly share their policies, their session's settings and
 /// their (empty) decision answers, and `JSONDecoder` costs tens of microseconds a call however short
-/// the text: in the P3 bench these repeated decodes were about a third of a claim's decoding. A
+/// the text: in the P3 bench these repeated decodes were about half of a claim's decoding. A
 /// statement makes one of these for its rows, so it holds at most one value per row and goes with
 /// the statement; a text seen once costs one dictionary lookup more.
 package final class RepeatedJSONTexts: Sendable {
