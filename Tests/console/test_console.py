@@ -485,7 +485,10 @@ def test_a_running_job_page_keeps_its_details_while_progress_moves(console, tena
         assert 'x-trace: kept' in request.text
 
         def shown():
-            return float(console.find('#job-progress').get_attribute('value') or 0)
+            # One script reads the bar: each progress event makes the summary, bar included, again,
+            # so an element found in one call may be gone by the next (a stale element reference).
+            return float(console.driver.execute_script(
+                "return document.getElementById('job-progress')?.getAttribute('value') || 0"))
         values = {shown()}
         console.wait(lambda d: values.add(shown()) or len(values) >= 3)
         # The same element as before the bar moved: it was not made again (a stale one raises here).
