@@ -1,4 +1,3 @@
-import FerryModel
 import Logging
 import PostgresNIO
 
@@ -26,36 +25,14 @@ package struct DatabaseProbe: Sendable {
         }
     }
 
-    /// The states a worker claims jobs from: a job in one of them, due, waits for a worker.
-    private static let claimableStates = Set(JobStateMachine.transitions(on: .claim).map(\.from.rawValue))
-
-    /// The queue as `/metrics` shows it, cluster-wide, in one statement (the scan the job counts
-    /// need anyway): jobs per state, and how long the longest-waiting runnable job (claimable and due)
-    /// has waited since it became runnable. Nil when the database is away, so the rest of a report
-    /// still renders.
+    /// The queue as `/metrics` shows it, cluster-wide (`JobStateCounts`). Nil when the database is
+    /// away, so the rest of a report still renders.
     package func queueStanding() async -> QueueStanding? {
-        var standing = QueueStanding()
         do {
-            let rows = try await client.query(
-                """
-                SELECT state, count(*)::bigint,
-                    coalesce(extract(epoch FROM now() - min(run_after) FILTER (WHERE run_after <= now())), 0)::float8
-                FROM jobs GROUP BY state
-                """, logger: logger)
-            for try await (state, count, waited) in rows.decode((String, Int64, Double).self) {
-                standing.jobsByState[state] = count
-                if Self.claimableStates.contains(state) { standing.oldestRunnableJobAge = max(standing.oldestRunnableJobAge, waited) }
-            }
+            return try await JobStateCounts.standing(client: client, logger: logger)
         } catch {
             logger.warning("job counts unavailable", metadata: ["error": "\(error)"])
             return nil
         }
-        return standing
     }
-}
-
-/// Jobs per state, and the seconds the longest-waiting runnable job has waited (0 when none waits).
-package struct QueueStanding: Sendable, Equatable {
-    package var jobsByState: [String: Int64] = [:]
-    package var oldestRunnableJobAge: Double = 0
 }

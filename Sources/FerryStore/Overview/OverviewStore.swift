@@ -14,12 +14,7 @@ public struct OverviewStore: Sendable {
     }
 
     public func overview() async throws -> OperationsOverview {
-        var jobsByState: [String: Int64] = [:]
-        for try await (state, count) in try await client.query(
-            "SELECT state, count(*)::bigint FROM jobs GROUP BY state", logger: logger
-        ).decode((String, Int64).self) {
-            jobsByState[state] = count
-        }
+        let jobsByState = try await JobStateCounts.standing(client: client, logger: logger).jobsByState
 
         // Minutes relative to now (0: this minute, 59: an hour ago), so the series has no gaps.
         var bytes = [Int64](repeating: 0, count: 60)
