@@ -18,6 +18,11 @@ import PostgresNIO
 /// primary key (`= ANY` of their ids) rather than a join: statistics taken just after the queue
 /// drained say the table is empty, and the join's plan then read every job once per claim.
 ///
+/// A tenant's running jobs are counted only for the tenants that have jobs waiting, each through
+/// `jobs_by_tenant_state`: a count of every tenant's running jobs at once has no index that leads
+/// with the state, so it read every entry of that index, one per job ever kept (about 1 ms a claim at
+/// 200,000 kept jobs, 0.02 ms for the waiting tenant).
+///
 /// Discretionary jobs (BG-05, BG-17) come after every other waiting job, of every tenant: a worker
 /// takes one only when nothing else is left for it (`jobs_claimable_in_order`, migrations/0018).
 ///
@@ -37,17 +42,17 @@ struct ClaimJobsStatement: PostgresPreparedStatement {
             SELECT (SELECT j.tenant_id FROM jobs j WHERE j.state IN (\(JobStateSQL.claimable)) AND j.tenant_id > w.tenant_id
                     ORDER BY j.tenant_id LIMIT 1)
             FROM waiting_tenants w WHERE w.tenant_id IS NOT NULL
-        ), running AS (
-            SELECT tenant_id, count(*) AS n FROM jobs WHERE state = \(JobStateSQL.claimed) GROUP BY tenant_id
         ), ranked AS MATERIALIZED (
             SELECT c.id AS job_id,
-                   coalesce(r.n, 0) + row_number() OVER (PARTITION BY t.id ORDER BY c.discretionary, c.priority DESC, c.created_at, c.id) AS turn,
+                   r.n + row_number() OVER (PARTITION BY t.id ORDER BY c.discretionary, c.priority DESC, c.created_at, c.id) AS turn,
                    coalesce(t.max_running_jobs, $1) AS cap,
                    tt.last_claimed_at AS last_claimed_at, c.discretionary AS discretionary, c.priority AS priority, c.created_at AS created_at
             FROM waiting_tenants w
             JOIN tenants t ON t.id = w.tenant_id AND t.disabled_at IS NULL
             LEFT JOIN tenant_turns tt ON tt.tenant_id = t.id
-            LEFT JOIN running r ON r.tenant_id = t.id
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS n FROM jobs r WHERE r.tenant_id = t.id AND r.state = \(JobStateSQL.claimed)
+            ) r
             CROSS JOIN LATERAL (
                 SELECT j.id, j.discretionary, j.priority, j.created_at FROM jobs j
                 WHERE j.tenant_id = t.id AND j.state IN (\(JobStateSQL.claimable)) AND j.run_after <= now()
