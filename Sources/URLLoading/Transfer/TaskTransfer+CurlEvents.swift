@@ -91,12 +91,17 @@ extension TaskTransfer: CurlTransferEvents {
         body?.seek(to: offset) ?? false
     }
 
+    /// curl calls this on every pass over the transfer, nearly always with nothing new (always, for a
+    /// download): the task's progress, behind its lock, is written only when what it says changed.
     func curlUploadProgressed(_ uploaded: Int64) -> Bool {
         guard machine.uploadProgressed(to: uploaded, now: CurlLoop.nowMilliseconds()) else { return false }
         let expected = body?.length
-        task.updateProgress { progress in
-            progress.bytesSent = uploaded
-            progress.totalBytesExpectedToSend = expected
+        if reportedUpload?.sent != uploaded || reportedUpload?.expected != expected {
+            reportedUpload = (uploaded, expected)
+            task.updateProgress { progress in
+                progress.bytesSent = uploaded
+                progress.totalBytesExpectedToSend = expected
+            }
         }
         emitProgressIfDue()
         return true

@@ -29,6 +29,8 @@ final class TaskTransfer: @unchecked Sendable {
     var bytesReceived: Int64 = 0
     private var lastProgressEvent: UInt64 = 0
     private var lastProgressSent = TransferProgress()
+    /// What `curlUploadProgressed` last wrote into the task's progress; nil before its first call.
+    var reportedUpload: (sent: Int64, expected: Int64?)?
     var resumption: DownloadResumption
 
     /// This hop's part in its TLS handshakes, when curl's own handling is not all it needs.
