@@ -1,4 +1,3 @@
-import FerryModel
 import Logging
 import PostgresNIO
 
