@@ -56,7 +56,7 @@ struct InitialSchemaTests {
             }
             #expect(tables == [
                 "api_keys", "blobs", "cache_entries", "credentials", "ferry_migrations", "job_attempts", "job_events", "job_state_counts", "jobs",
-                "session_cookies", "sessions", "tenant_turns", "tenant_usage", "tenants", "vault_sealing", "webhook_attempts", "webhook_deliveries", "webhook_endpoints",
+                "session_cookies", "sessions", "tenant_turns", "tenants", "vault_sealing", "webhook_attempts", "webhook_deliveries", "webhook_endpoints",
                 "webhook_secrets",
             ])
         }

@@ -26,10 +26,9 @@ struct JobEventsTriggerDefinitionTests {
                 let unqualified = definition.replacingOccurrences(of: #" ON [a-z_]+\.jobs "#, with: " ON jobs ", options: .regularExpression)
                 live[name] = (unqualified, function, source)
             }
-            #expect(Set(live.keys).subtracting(["jobs_touch_updated_at"]).subtracting(JobStateCounts.triggers).subtracting(StorageQuota.usageTriggers) == Set(JobEventsTrigger.all.map(\.name)),
+            #expect(Set(live.keys).subtracting(["jobs_touch_updated_at"]).subtracting(JobStateCounts.triggers) == Set(JobEventsTrigger.all.map(\.name)),
                     "every trigger on jobs that writes events or settles a change is documented")
             #expect(Set(JobStateCounts.triggers).isSubset(of: live.keys), "the triggers that keep the counts by state")
-            #expect(Set(StorageQuota.usageTriggers).isSubset(of: live.keys), "the triggers that keep the stored bytes")
             for trigger in JobEventsTrigger.all {
                 guard let found = live[trigger.name] else {
                     Issue.record("no trigger \(trigger.name) on jobs")

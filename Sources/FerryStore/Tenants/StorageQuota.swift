@@ -6,10 +6,9 @@ import PostgresNIO
 /// A tenant's storage quota: what its blobs and its succeeded jobs' content may take together.
 ///
 /// The limit is `tenants.max_storage_bytes`, else the process-wide `defaultLimit`
-/// (`FERRY_MAX_STORAGE_BYTES_PER_TENANT`); neither: unlimited. Usage is counted by the database in
-/// the transactions that store, so it cannot drift from what is stored: the sum of the blobs' sizes
-/// and of the succeeded jobs' `result.size`, which the triggers on jobs keep per tenant
-/// (`tenant_usage`, migrations/0023). A running download is not in it yet; its runner holds it to the
+/// (`FERRY_MAX_STORAGE_BYTES_PER_TENANT`); neither: unlimited. Usage is counted from the database,
+/// never kept beside it, so it cannot drift from what is stored: the sum of the blobs' sizes and of
+/// the succeeded jobs' `result.size`. A running download is not in it yet; its runner holds it to the
 /// allowance left when it started. What unfinished jobs say they expect (`expected_bytes`, BG-19) is
 /// held for them from submission: it is `reserved`, and not part of anyone else's allowance.
 package struct StorageQuota: Sendable {
@@ -18,11 +17,6 @@ package struct StorageQuota: Sendable {
     package let logger: Logger
     /// Where limits read lately are kept; nil: read every time.
     package let limits: StorageLimitCache?
-
-    /// The triggers on `jobs` that keep `tenant_usage`.
-    package static let usageTriggers = [
-        "jobs_tally_inserted_bytes", "jobs_tally_changed_bytes", "jobs_tally_deleted_bytes", "jobs_tally_truncated_bytes",
-    ]
 
     package init(client: DatabasePool, defaultLimit: Int64?, limits: StorageLimitCache? = nil, logger: Logger) {
         self.client = client
@@ -112,14 +106,13 @@ package struct StorageQuota: Sendable {
         return (0, 0)
     }
 
-    /// SQL for the bytes the quota counts for the tenant whose id is in `column` (a uuid): its blobs
+    /// SQL for the bytes the quota counts for the tenant whose id is in `column` (a bigint): its blobs
     /// and its succeeded jobs' content still kept. One definition for the quota and the admin's overview.
-    /// The jobs' part is the one row the triggers on jobs keep (`tenant_usage`, migrations/0023), so
-    /// that it costs the same however many jobs the tenant keeps.
     package static func storedBytes(ofTenantIn column: String) -> String {
         """
         ((SELECT coalesce(sum(size), 0) FROM blobs WHERE tenant_id = \(column))
-         + coalesce((SELECT stored_job_bytes FROM tenant_usage WHERE tenant_id = \(column)), 0))::bigint
+         + (SELECT coalesce(sum((result->>'size')::bigint), 0) FROM jobs
+            WHERE tenant_id = \(column) AND state = 'succeeded' AND result IS NOT NULL AND result->'expired' IS NULL))::bigint
         """
     }
 
