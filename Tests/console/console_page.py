@@ -3,7 +3,7 @@
 import base64
 import os
 
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as seen
 from selenium.webdriver.support.ui import WebDriverWait
@@ -26,10 +26,18 @@ class ConsolePage:
         self.driver.refresh()
         self.driver.get_log('browser')  # what earlier tests left
 
-    def wait(self, condition, seconds=WAIT_SECONDS):
+    def wait(self, condition, seconds=WAIT_SECONDS, explain=None):
+        """Waits for condition; on a timeout, the exception's message is explain() (what the page
+        showed instead), which is what a CI log's one-line summary of the failure keeps."""
         # The job page redraws its summary on every event: an element read a moment ago may be gone.
-        return WebDriverWait(self.driver, seconds, poll_frequency=0.1,
-                             ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
+        waiting = WebDriverWait(self.driver, seconds, poll_frequency=0.1,
+                                ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+        try:
+            return waiting.until(condition)
+        except TimeoutException:
+            if explain is None:
+                raise
+            raise TimeoutException(f'not within {seconds} s: {explain()}') from None
 
     def find(self, css):
         return self.wait(seen.presence_of_element_located((By.CSS_SELECTOR, css)))

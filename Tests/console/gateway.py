@@ -41,7 +41,7 @@ class Ferryd:
         while time.monotonic() < deadline:
             line = self.process.stdout.readline()
             if not line:
-                raise RuntimeError(f'ferryd exited ({self.process.wait()}) before it listened; see {self.log_path}:\n{self._log_tail()}')
+                raise RuntimeError(f'ferryd exited ({self.process.wait()}) before it listened; see {self.log_path}:\n{self.log_tail()}')
             if match := re.search(r'ferryd listening on (http://\S+)', line):
                 return match.group(1)
         raise RuntimeError(f'ferryd did not listen within 180 s; see {self.log_path}')
@@ -50,9 +50,9 @@ class Ferryd:
         for _ in self.process.stdout:
             pass
 
-    def _log_tail(self):
+    def log_tail(self, characters=4000):
         with open(self.log_path) as log:
-            return log.read()[-4000:]
+            return log.read()[-characters:]
 
     def stop(self):
         """SIGTERM: ferryd stops its transfers and its private PostgreSQL, then exits."""

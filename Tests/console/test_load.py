@@ -63,6 +63,17 @@ BARS = ("return Object.fromEntries([...document.querySelectorAll('tr[data-state=
 LIST_READS = ("return performance.getEntriesByType('resource')"
               ".filter((e) => new URL(e.name).pathname === '/v1/jobs').map((e) => [e.startTime, e.responseEnd])")
 
+# What the page shows, for a wait that timed out: rows by state, the page number, the stream's status,
+# any problem shown, and how many reads of /v1/jobs have finished.
+SITUATION = """
+const count = {};
+for (const row of document.querySelectorAll('tr[data-job]')) count[row.dataset.state] = (count[row.dataset.state] ?? 0) + 1;
+const text = (css) => document.querySelector(css)?.textContent ?? null;
+const reads = performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname === '/v1/jobs').length;
+return {rows: count, page: text('#page-number'), live: text('#live-status'),
+        problem: document.getElementById('problem')?.hidden === false ? text('#problem') : null, list_reads: reads};
+"""
+
 
 def test_jobs_page_with_ten_thousand_jobs_and_two_hundred_running(driver, origin):
     server = Ferryd(os.environ.get('FERRYD', os.path.join(REPOSITORY, '.build', 'debug', 'ferryd')), REPOSITORY, workers=RUNNING)
@@ -93,19 +104,22 @@ def test_jobs_page_with_ten_thousand_jobs_and_two_hundred_running(driver, origin
         scene = time.monotonic() - began
 
         page = ConsolePage(driver, server.url)
+
+        def situation():
+            return f'the page shows {driver.execute_script(SITUATION)}; ferryd said, last: {server.log_tail(600)!r}'
         page.reset()
         driver.execute_script(PROBE)
         page.visible('#api-key').send_keys(tenant.key)
         signed_in = driver.execute_script('return performance.now()')
         page.click('#sign-in-form button[type=submit]')
-        page.wait(lambda d: len(page.all('tr[data-job]')) == 50, seconds=60)
+        page.wait(lambda d: len(page.all('tr[data-job]')) == 50, seconds=60, explain=situation)
         shown = (driver.execute_script('return performance.now()') - signed_in) / 1000
         first_reads = [(round(start - signed_in), round(end - start)) for start, end in driver.execute_script(LIST_READS)]
         phases = {'sign-in and first page': driver.execute_script(READ_PROBE)}
 
         # The running ones on screen, so their bars move with every progress event.
         page.driver.find_element(By.CSS_SELECTOR, '#state-filter option[value="running"]').click()
-        page.wait(lambda d: len(page.all('tr[data-state="running"]')) == 50)
+        page.wait(lambda d: len(page.all('tr[data-state="running"]')) == 50, explain=situation)
         observing = time.monotonic()
         reads = len(driver.execute_script(LIST_READS))
         phases['the running filter'] = driver.execute_script(READ_PROBE)
@@ -117,7 +131,7 @@ def test_jobs_page_with_ten_thousand_jobs_and_two_hundred_running(driver, origin
             return sum(1 for job, value in now.items() if value > first.get(job, value))
         moved_in_time = moved()
         # On a machine busy with more than this check, a heartbeat may come late: the bars get a while more.
-        page.wait(lambda d: moved() >= 25, seconds=60)
+        page.wait(lambda d: moved() >= 25, seconds=60, explain=lambda: f'{moved()} bars moved; {situation()}')
         observed = time.monotonic() - observing
         assert len(driver.execute_script(LIST_READS)) == reads, 'the events moved the rows; the list was not read again'
         phases['progress streaming in'] = driver.execute_script(READ_PROBE)
@@ -125,7 +139,7 @@ def test_jobs_page_with_ten_thousand_jobs_and_two_hundred_running(driver, origin
         clicked = time.monotonic()
         page.click('#next-page')
         page.wait(lambda d: page.find('#page-number').text == 'page 2' and len(page.all('tr[data-state="running"]')) == 50,
-                  seconds=CLICK_SECONDS * 3)
+                  seconds=CLICK_SECONDS * 3, explain=situation)
         answered = time.monotonic() - clicked
         phases['Older'] = driver.execute_script(READ_PROBE)
         driver.execute_script('clearInterval(window.__load.timer); window.__load.observer.disconnect()')
