@@ -58,6 +58,68 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("the server refuses the database (no longer accepting connections, FATAL 55000; then renamed away, FATAL 3D000): calls fail with database_unavailable instead of waiting a minute in PostgresNIO's pool; given back, they succeed")
+    func refusesWhileTheServerRefusesTheDatabase() async throws {
+        try await TemporaryDirectory.withNew { directory in
+            let cluster = PrivatePostgres(dataDirectory: directory, durability: .throwaway, logger: logger)
+            let endpoint = try await cluster.start()
+            let database = endpoint.database
+            let pool = DatabasePool(
+                clientConfiguration: endpoint.clientConfiguration(database: database),
+                probeConfiguration: endpoint.connectionConfiguration(database: database), logger: logger)
+            let maintenance = endpoint.connectionConfiguration(database: "postgres")
+            func administer(_ sql: String) async throws {
+                try await PostgresConnection.withConnection(configuration: maintenance, logger: logger) { connection in
+                    for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {}
+                }
+            }
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await pool.run() }
+                defer { group.cancelAll() }
+                #expect(try await Self.one(pool) == 1)
+
+                // The server stays up; its connections to the database end and new ones are refused.
+                try await administer("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+                try await administer("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+                // As in the stopped case, the suite's time limit catches a call left waiting: each
+                // would wait a minute in PostgresClient, nine of them longer than the limit.
+                for attempt in 0..<3 {
+                    await Self.expectRefusal("query \(attempt), not accepting connections") { _ = try await Self.one(pool) }
+                    await Self.expectRefusal("transaction \(attempt), not accepting connections") {
+                        try await pool.transaction(logger: logger) { connection in
+                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                        }
+                    }
+                    await Self.expectRefusal("connection \(attempt), not accepting connections") { try await pool.withConnection { _ in } }
+                }
+                #expect(!pool.isAvailable)
+
+                // Renamed, as if dropped: a terminated backend may still be leaving, so the rename is retried.
+                try await Self.retrying { try await administer("ALTER DATABASE \(database) RENAME TO \(database)_away") }
+                await Self.expectRefusal("query, renamed away") { _ = try await Self.one(pool) }
+                await Self.expectRefusal("connection, renamed away") { try await pool.withConnection { _ in } }
+
+                try await administer("ALTER DATABASE \(database)_away RENAME TO \(database)")
+                try await administer("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+                await pool.waitUntilAvailable(atMost: .seconds(30))
+                #expect(pool.isAvailable)
+                #expect(try await Self.one(pool) == 1)
+                try await cluster.stop()
+            }
+        }
+    }
+
+    /// `body`, again after a moment while it fails, at most ten times.
+    static func retrying(_ body: () async throws -> Void) async throws {
+        for attempt in 1... {
+            do {
+                return try await body()
+            } catch where attempt < 10 {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
     @Test("each connection and transaction call records its wait for a connection in ferry_database_pool_wait_seconds; single queries lease inside PostgresNIO and record none")
     func recordsWaitsForConnections() async throws {
         try await TemporaryDirectory.withNew { directory in

@@ -20,7 +20,8 @@ public enum DatabaseOutage {
     }
 
     /// True for a lost or refused connection, a pool that was shut down under the caller because the
-    /// database went away, and the server's own "shutting down" / "starting up" errors.
+    /// database went away, the server's own "shutting down" / "starting up" errors, and a server that
+    /// ends the session (FATAL) for any reason but being full.
     public static func describes(_ error: any Error) -> Bool {
         switch error {
         case let refusal as GatewayError:
@@ -33,8 +34,14 @@ public enum DatabaseOutage {
                 return true
             case .server:
                 // Class 08: connection exception; 57P01-57P03: admin shutdown, crash shutdown, cannot connect now.
-                guard let state = failure.serverInfo?[.sqlState] else { return false }
-                return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+                guard let info = failure.serverInfo, let state = info[.sqlState] else { return false }
+                if state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) { return true }
+                // A FATAL ends the session; when connecting, it is the server refusing us this
+                // database: dropped or renamed (3D000), not accepting connections (55000), the role or
+                // its password refused (class 28). Taken for anything else, PostgresClient would keep
+                // each call waiting for a connection that never comes, for a minute. Not class 53
+                // ("too many clients"): the pool's connections still open may well work.
+                return ["FATAL", "PANIC"].contains(info[.severity]) && !state.hasPrefix("53")
             default:
                 return false
             }
