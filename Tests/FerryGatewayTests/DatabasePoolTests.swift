@@ -35,15 +35,7 @@ struct DatabasePoolTests {
                 try PrivatePostgres.stopServerNow(dataDirectory: directory)
                 // Whatever the pool knows yet, each kind of call ends with the refusal, not a wait
                 // (the test's time limit would catch a wait for the database's return: it never returns here).
-                for attempt in 0..<3 {
-                    await Self.expectRefusal("query \(attempt)") { _ = try await Self.one(pool) }
-                    await Self.expectRefusal("transaction \(attempt)") {
-                        try await pool.transaction(logger: logger) { connection in
-                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
-                        }
-                    }
-                    await Self.expectRefusal("connection \(attempt)") { try await pool.withConnection { _ in } }
-                }
+                await Self.expectEveryCallRefused(pool, "stopped", logger: logger)
                 #expect(!pool.isAvailable)
                 #expect(!pool.hasBeenAvailable(for: .zero))
 
@@ -83,15 +75,7 @@ struct DatabasePoolTests {
                 try await administer("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
                 // As in the stopped case, the suite's time limit catches a call left waiting: each
                 // would wait a minute in PostgresClient, nine of them longer than the limit.
-                for attempt in 0..<3 {
-                    await Self.expectRefusal("query \(attempt), not accepting connections") { _ = try await Self.one(pool) }
-                    await Self.expectRefusal("transaction \(attempt), not accepting connections") {
-                        try await pool.transaction(logger: logger) { connection in
-                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
-                        }
-                    }
-                    await Self.expectRefusal("connection \(attempt), not accepting connections") { try await pool.withConnection { _ in } }
-                }
+                await Self.expectEveryCallRefused(pool, "not accepting connections", logger: logger)
                 #expect(!pool.isAvailable)
 
                 // Renamed, as if dropped: a terminated backend may still be leaving, so the rename is retried.
@@ -190,10 +174,23 @@ struct DatabasePoolTests {
         return 0
     }
 
+    /// Each kind of call, three times, ends with the refusal: a query, a transaction and a leased connection.
+    static func expectEveryCallRefused(_ pool: DatabasePool, _ situation: String, logger: Logger) async {
+        for attempt in 0..<3 {
+            await expectRefusal("query \(attempt), \(situation)") { _ = try await one(pool) }
+            await expectRefusal("transaction \(attempt), \(situation)") {
+                try await pool.transaction(logger: logger) { connection in
+                    for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                }
+            }
+            await expectRefusal("connection \(attempt), \(situation)") { try await pool.withConnection { _ in } }
+        }
+    }
+
     static func expectRefusal(_ what: String, _ body: () async throws -> Void) async {
         do {
             try await body()
-            Issue.record("\(what) succeeded with the database stopped")
+            Issue.record("\(what) succeeded while the database was away")
         } catch let error as GatewayError {
             #expect(error.code == "database_unavailable", "\(what): \(error)")
             #expect(error.kind == .unavailable)
