@@ -53,6 +53,25 @@ struct TLSAndHTTP2Tests {
         }
     }
 
+    @Test("with several loops, concurrent HTTP/2 requests to one host still share one connection (SES-23)")
+    func multiplexingOverSeveralLoops() async throws {
+        try await withTLSOrigin { origin, certificates in
+            let loops = try CurlLoopGroup(loopCount: 2)
+            defer { loops.shutdown() }
+            let session = try Fixture.session {
+                $0.additionalTrustedCAsPEM = certificates.caCertificatePEM
+                $0.maximumConnectionsPerHost = 8
+                $0.loopGroup = loops
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { _ = try await session.data(for: Fixture.request(origin.url("/delay/200"))) } }
+                try await group.waitForAll()
+            }
+            #expect(origin.connectionCount == 1)
+            #expect(loops.loops.map { $0.hopsStarted.load(ordering: .relaxed) }.sorted() == [0, 8], "all on the host's loop")
+        }
+    }
+
     @Test("with multiplexing off, concurrent requests do not wait to share one connection (SES-23)")
     func multiplexingOff() async throws {
         try await withTLSOrigin { origin, certificates in

@@ -65,11 +65,7 @@ enum CurlRequestOptions {
             }
             let version = configuration.httpVersion2Enabled ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
             try easy.set(CURLOPT_HTTP_VERSION, version, "CURLOPT_HTTP_VERSION")
-            // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated
-            // (https, by ALPN). On plain http it would hold every parallel transfer back until the
-            // first one finished.
-            let multiplex = scheme == "https" && configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
-            try easy.set(CURLOPT_PIPEWAIT, multiplex ? 1 : 0, "CURLOPT_PIPEWAIT")
+            try easy.set(CURLOPT_PIPEWAIT, multiplexes(scheme: scheme, configuration) ? 1 : 0, "CURLOPT_PIPEWAIT")
         }
         if scheme == "ftp" || scheme == "ftps", body == nil {
             try applyFTPResumption(to: easy, request: request)
@@ -92,6 +88,13 @@ enum CurlRequestOptions {
             throw TransferError(.invalidRequest, "an ftp request takes Range only as bytes=N- (got \(range))", failingURL: request.url)
         }
         try easy.set(CURLOPT_RESUME_FROM_LARGE, offset: offset, "CURLOPT_RESUME_FROM_LARGE")
+    }
+
+    /// Whether requests under `scheme` may share one connection (HTTP/2 multiplexing) and so wait for
+    /// one to multiplex on. Only where HTTP/2 can be negotiated (https, by ALPN): on plain http the
+    /// wait would hold every parallel transfer back until the first one finished.
+    static func multiplexes(scheme: String, _ configuration: SessionConfiguration) -> Bool {
+        scheme == "https" && configuration.httpVersion2Enabled && configuration.httpShouldUsePipelining
     }
 
     /// Whether a request to `url` goes through a CONNECT tunnel: https through an http proxy.

@@ -14,6 +14,8 @@ final class TaskScheduler: Sendable {
         var waiting: [String: [Waiting]] = [:]
         /// Which host's place each running task holds, by task identifier.
         var places: [Int: String] = [:]
+        /// The loop each running task with a host runs on (`CurlLoopGroup`), by task identifier.
+        var loopIndexes: [Int: Int] = [:]
         var sequence = 0
     }
 
@@ -69,7 +71,7 @@ final class TaskScheduler: Sendable {
         let next = state.withLock { state -> [SessionTask] in
             guard let key = state.places.removeValue(forKey: task.taskIdentifier) else { return [] }
             state.running[key, default: 1] -= 1
-            loops.release(host: key)
+            if let index = state.loopIndexes.removeValue(forKey: task.taskIdentifier) { loops.release(host: key, loop: index) }
             let next = Self.takeStartable(for: key, limit: limit, state: &state)
             if state.running[key] == 0 { state.running[key] = nil }
             return next
@@ -82,6 +84,9 @@ final class TaskScheduler: Sendable {
         state.withLock { state in
             if let key = state.places.removeValue(forKey: old.taskIdentifier) {
                 state.places[new.taskIdentifier] = key
+            }
+            if let index = state.loopIndexes.removeValue(forKey: old.taskIdentifier) {
+                state.loopIndexes[new.taskIdentifier] = index
             }
         }
     }
@@ -115,7 +120,12 @@ final class TaskScheduler: Sendable {
     }
 
     private func launch(_ task: SessionTask) {
-        let loop = loops.acquireLoop(forHost: Self.hostKey(for: task.originalRequest.url))
+        let url = task.originalRequest.url
+        let key = Self.hostKey(for: url)
+        let sharesConnections = CurlRequestOptions.multiplexes(scheme: url.scheme?.lowercased() ?? "", configuration)
+        let placement = loops.acquireLoop(forHost: key, needsOwnConnection: !sharesConnections)
+        if key != nil { state.withLock { $0.loopIndexes[task.taskIdentifier] = placement.index } }
+        let loop = placement.loop
         let transfer = TaskTransfer(task: task, loop: loop, configuration: configuration)
         // Read the state in the same step that makes the transfer visible to suspend() and cancel(), so
         // neither can slip between.
