@@ -252,7 +252,7 @@ final class JobRunner: Sendable {
     @inline(never)
     private func jobDirectory() throws -> URL {
         try files.makeDirectory(files.jobDirectory(tenant: job.tenantID))
-        return URL(fileURLWithPath: files.absolute(files.jobDirectory(tenant: job.tenantID)) ?? files.dataDirectory)
+        return URL(fileURLWithPath: files.absolute(files.jobDirectory(tenant: job.tenantID)) ?? files.dataDirectory, isDirectory: true)
     }
 
     /// Where the attempt's task starts from.

@@ -34,9 +34,15 @@ public struct GatewayFiles: Sendable {
         return "\(dataDirectory)/\(relative)"
     }
 
-    /// Makes a relative directory (and its parents) if missing, private to ferryd.
+    /// Makes a relative directory (and its parents) if missing, private to ferryd. Called for every
+    /// job attempt, whose tenant's directory is there but for the first: one mkdir(2) answers that.
     public func makeDirectory(_ relative: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: "\(dataDirectory)/\(relative)", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = "\(dataDirectory)/\(relative)"
+        if mkdir(path, 0o700) == 0 {
+            _ = chmod(path, 0o700)  // whatever the umask, as createDirectory below does
+            return
+        }
+        if errno == EEXIST { return }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 }
