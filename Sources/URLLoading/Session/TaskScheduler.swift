@@ -71,7 +71,9 @@ final class TaskScheduler: Sendable {
         let next = state.withLock { state -> [SessionTask] in
             guard let key = state.places.removeValue(forKey: task.taskIdentifier) else { return [] }
             state.running[key, default: 1] -= 1
-            if let index = state.loopIndexes.removeValue(forKey: task.taskIdentifier) { loops.release(host: key, loop: index) }
+            if let index = state.loopIndexes.removeValue(forKey: task.taskIdentifier) {
+                loops.release(host: key, loop: index)
+            }
             let next = Self.takeStartable(for: key, limit: limit, state: &state)
             if state.running[key] == 0 { state.running[key] = nil }
             return next
