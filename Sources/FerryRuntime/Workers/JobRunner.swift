@@ -40,6 +40,9 @@ final class JobRunner: Sendable {
     let isShuttingDown: @Sendable () -> Bool
     /// True when the pool wants this (discretionary) job's worker for another job (BG-05).
     let shouldYield: @Sendable () -> Bool
+    /// Tells the pool that the transfer ended and only the end's write remains; true when the pool
+    /// freed the worker for its next job.
+    let transferEnded: @Sendable () -> Bool
     /// A span for the attempt, with the engine's hops under it; nil: none.
     let tracer: (any Tracer)?
     let logger: Logger
@@ -48,7 +51,8 @@ final class JobRunner: Sendable {
         claim: JobQueue.Claim, queue: JobQueue, engine: JobEngine, files: GatewayFiles, owner: String, leaseSeconds: Int,
         heartbeatInterval: Duration, ticker: HeartbeatTicker, resumeDataEveryBeats: Int, retryBaseDelay: Duration,
         metrics: GatewayMetrics, decisionCredentials: DecisionCredentials?, storageQuota: StorageQuota,
-        isShuttingDown: @escaping @Sendable () -> Bool, shouldYield: @escaping @Sendable () -> Bool = { false }, tracer: (any Tracer)? = nil, logger: Logger
+        isShuttingDown: @escaping @Sendable () -> Bool, shouldYield: @escaping @Sendable () -> Bool = { false },
+        transferEnded: @escaping @Sendable () -> Bool = { false }, tracer: (any Tracer)? = nil, logger: Logger
     ) {
         self.claim = claim
         self.queue = queue
@@ -65,6 +69,7 @@ final class JobRunner: Sendable {
         self.storageQuota = storageQuota
         self.isShuttingDown = isShuttingDown
         self.shouldYield = shouldYield
+        self.transferEnded = transferEnded
         self.tracer = tracer
         self.logger = logger
     }
@@ -75,13 +80,14 @@ final class JobRunner: Sendable {
         EngineSessionOwner(tenantID: job.tenantID, sessionID: job.sessionID, isEphemeral: claim.sessionKind == "ephemeral")
     }
 
-    func run() async {
+    /// Returns whether the pool freed the worker before the end was written (`transferEnded`).
+    func run() async -> Bool {
         guard let span = startAttemptSpan() else { return await attempt(span: nil) }
         // The attempt's database calls are the span's children.
-        await ServiceContext.$current.withValue(span.context) { await attempt(span: span) }
+        return await ServiceContext.$current.withValue(span.context) { await attempt(span: span) }
     }
 
-    private func attempt(span: (any Span)?) async {
+    private func attempt(span: (any Span)?) async -> Bool {
         let transfer = RunningTransfer()
         let started = ContinuousClock.now
         metrics.attemptStarted(kind: job.kind, attempt: job.attempt)
@@ -95,11 +101,13 @@ final class JobRunner: Sendable {
             warnUnsettled(error)
         }
         if let span { endAttemptSpan(span, completion: completion) }
-        guard let completion else { return }
+        guard let completion else { return false }
+        let freed = transferEnded()
         if await recordEnd(completion), completion.state.isTerminal {
             metrics.jobFinished(state: completion.state, errorCode: completion.errorCode)
             removeInheritedPartialFile()
         }
+        return freed
     }
 
     /// The attempt's transfer, from making its task to judging how it ended; nil when the lease was lost.

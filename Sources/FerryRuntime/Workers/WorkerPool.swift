@@ -8,7 +8,8 @@ import ServiceLifecycle
 import Synchronization
 import Tracing
 
-/// Claims jobs and runs up to `workers` of them at once, as a service of ferryd.
+/// Claims jobs and runs up to `workers` of them at once, as a service of ferryd. A worker is free for
+/// the next job once its transfer ended; the end's commit follows behind it (`transferEnded`).
 ///
 /// It wakes when PostgreSQL notifies `JobQueue.channel` (a job was submitted, resumed or released) and
 /// polls every `pollInterval` besides (retry backoffs end without a notification, and a notification can
@@ -50,7 +51,10 @@ public final class WorkerPool: Service, Sendable {
     public let owner: String
 
     private let shuttingDown = Atomic<Bool>(false)
+    /// Runners whose transfer runs (or is being set up): what `workers` limits.
     private let running = Atomic<Int>(0)
+    /// Runners whose transfer ended and whose end is being written, after they freed their worker.
+    private let ending = Atomic<Int>(0)
     /// The jobs this process's runners hold now.
     private let runningJobs = Mutex<Set<UUID>>([])
     /// Those of them that are discretionary (BG-05), and the one asked to give its worker back.
@@ -118,20 +122,17 @@ public final class WorkerPool: Service, Sendable {
             for claim in claims {
                 running.add(1, ordering: .relaxed)
                 runningJobs.withLock { _ = $0.insert(claim.job.id) }
-                let isDiscretionary = claim.job.policies.discretionary == true
-                if isDiscretionary { discretionary.withLock { _ = $0.running.insert(claim.job.id) } }
+                if claim.job.policies.discretionary == true { discretionary.withLock { _ = $0.running.insert(claim.job.id) } }
                 let runner = makeRunner(for: claim)
                 runners.addTask {
-                    await runner.run()
-                    if isDiscretionary {
-                        self.discretionary.withLock { state in
-                            state.running.remove(claim.job.id)
-                            if state.yielding == claim.job.id { state.yielding = nil }
-                        }
+                    let freedEarly = await runner.run()
+                    if freedEarly {
+                        self.ending.subtract(1, ordering: .relaxed)
+                    } else {
+                        self.freeWorker(of: claim.job.id)
                     }
+                    // Its lease is this process's until the end is written: not one to take back.
                     self.runningJobs.withLock { _ = $0.remove(claim.job.id) }
-                    self.running.subtract(1, ordering: .relaxed)
-                    self.doorbell.ring()
                 }
             }
             // A full batch means more may be waiting: claim again at once.
@@ -139,6 +140,28 @@ public final class WorkerPool: Service, Sendable {
             if free <= 0 { await makeRoomForWaitingJobs() }
             await bell.wait(atMost: settings.pollInterval)
         }
+    }
+
+    /// A runner's transfer ended and only its end remains to be written: its worker takes the next
+    /// job while the end waits for its commit (`JobEndWriter` gathers the ends of many workers in one),
+    /// unless `workers` ends are being written already (a slow database then slows the claims as well).
+    /// Returns whether the worker was freed.
+    private func transferEnded(of job: UUID) -> Bool {
+        guard ending.add(1, ordering: .relaxed).newValue <= settings.workers else {
+            ending.subtract(1, ordering: .relaxed)
+            return false
+        }
+        freeWorker(of: job)
+        return true
+    }
+
+    private func freeWorker(of job: UUID) {
+        discretionary.withLock { state in
+            state.running.remove(job)
+            if state.yielding == job { state.yielding = nil }
+        }
+        running.subtract(1, ordering: .relaxed)
+        doorbell.ring()
     }
 
     /// With every worker busy, some with discretionary jobs, and a job that is not discretionary
@@ -169,6 +192,7 @@ public final class WorkerPool: Service, Sendable {
                 client: queue.client, defaultLimit: settings.maxStorageBytesPerTenant, limits: storageLimits, logger: logger),
             isShuttingDown: { [weak self] in self?.shuttingDown.load(ordering: .relaxed) ?? true },
             shouldYield: { [weak self, id = claim.job.id] in self?.discretionary.withLock { $0.yielding == id } ?? false },
+            transferEnded: { [weak self, id = claim.job.id] in self?.transferEnded(of: id) ?? false },
             tracer: tracer, logger: logger)
     }
 
