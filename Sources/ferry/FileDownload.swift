@@ -3,11 +3,12 @@ import URLLoading
 
 /// Downloads one URL into a file; shared by `-o FILE` and every file of `-i`.
 ///
-/// A download task writes the body to a temporary file in the destination's directory (so the final
-/// step is a rename on one file system, never a copy). When the engine hands the file over with
-/// `.downloadFinished`, it is renamed into place only if the response was a success: a 404's body is
-/// not the file that was asked for (DL-03, ER-10) and is left for the engine to delete. A failed or
-/// cancelled transfer likewise leaves nothing: the engine removes its temporary file, and the
+/// A download task writes the body to an unnamed file in the destination's directory, made with the
+/// permissions a new file gets here (`UnnamedFiles`; where the file system has none, a private
+/// temporary file there), so the final step never copies. When the engine hands the file over with
+/// `.downloadFinished`, it is linked (or renamed) into place only if the response was a success: a
+/// 404's body is not the file that was asked for (DL-03, ER-10) and is left for the engine to delete.
+/// A failed or cancelled transfer, even a killed `ferry`, likewise leaves nothing, and the
 /// destination is never touched (DL-02, DL-05).
 ///
 /// This is `Session.download(for:to:)` with the events exposed, for progress and `-v`.
@@ -23,6 +24,7 @@ struct FileDownload: Sendable {
             return .failed(error)
         }
         task.temporaryDirectory = destination.deletingLastPathComponent()
+        task.unnamedFileMode = createdFileMode
         return await follow(task, to: destination, reporter: reporter)
     }
 
@@ -73,9 +75,18 @@ struct FileDownload: Sendable {
         return .succeeded
     }
 
-    /// Gives the finished file ordinary permissions (the engine makes it private while it is partial)
-    /// and renames it over the destination, replacing any file there.
+    /// Puts the finished file at the destination, replacing any file there: links an unnamed file
+    /// (made with its final permissions); gives a named one ordinary permissions (the engine makes it
+    /// private while it is partial) and renames it.
     private func place(_ file: URL, at destination: URL, for url: URL) -> TransferError? {
+        if UnnamedFiles.isUnnamed(file) {
+            do throws(TransferError) {
+                try UnnamedFiles.link(file, to: destination)
+                return nil
+            } catch {
+                return TransferError(error.code, error.message, failingURL: url)
+            }
+        }
         _ = chmod(file.path, createdFileMode)
         guard rename(file.path, destination.path) == 0 else {
             return TransferError(

@@ -17,6 +17,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         var temporaryFilePrefix = DownloadFile.defaultPrefix
         var producesResumeDataOnCancel = false
         var computesSHA256 = false
+        var unnamedFileMode: mode_t?
         var resumeOffset: Int64?
         var fileLength: Int64?
         var sha256: String?
@@ -87,6 +88,19 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var computesSHA256: Bool {
         get { downloadState.withLock { $0.computesSHA256 } }
         set { downloadState.withLock { $0.computesSHA256 = newValue } }
+    }
+
+    /// Write the body to an unnamed file (Linux's `O_TMPFILE`) in `temporaryDirectory`, made with these
+    /// permissions, rather than to a private named one: until the consumer links it, no name shows
+    /// it, and a failed task or a killed process leaves nothing behind (`UnnamedFiles`).
+    /// `.downloadFinished` then hands out `/proc/self/fd/N`, open until the consumer asks for the next
+    /// event; `UnnamedFiles.link(_:to:)` places it. Such a task makes no resume data (nothing could
+    /// find the partial file again). Where the kernel or file system makes no unnamed file, the task
+    /// writes a named one as without this (`UnnamedFiles.isUnnamed` tells them apart). Nil (the
+    /// default): a named file. Set before `resume()`.
+    public var unnamedFileMode: mode_t? {
+        get { downloadState.withLock { $0.unnamedFileMode } }
+        set { downloadState.withLock { $0.unnamedFileMode = newValue } }
     }
 
     /// For a task made from resume data, the offset it continued at once the response arrived: the

@@ -26,6 +26,8 @@ final class TaskEventChannel: Sendable {
         var fileToRemove: URL?
         /// Files of `.downloadFinished` events still queued, removed if nobody ever reads them.
         var unreadFiles: [URL] = []
+        /// Unnamed files among those (`UnnamedFiles`), kept open until then: closing one removes it.
+        var heldOpen: [DownloadFile] = []
 
         var isEmpty: Bool { head == queue.count }
 
@@ -188,13 +190,25 @@ final class TaskEventChannel: Sendable {
         }
     }
 
+    /// Keeps the unnamed `file` open until the consumer moves on from its `.downloadFinished` (or
+    /// never reads it): pushed right after this.
+    func holdOpen(_ file: DownloadFile) {
+        state.withLock { $0.heldOpen.append(file) }
+    }
+
     /// Drops the hand-out of the last download file, deleting it (DL-02).
     func removeHandedOutFile() {
-        let file = state.withLock { state -> URL? in
+        let (file, held) = state.withLock { state -> (URL?, DownloadFile?) in
             defer { state.fileToRemove = nil }
-            return state.fileToRemove
+            guard let file = state.fileToRemove else { return (nil, nil) }
+            guard let index = state.heldOpen.firstIndex(where: { $0.url == file }) else { return (file, nil) }
+            return (file, state.heldOpen.remove(at: index))
         }
-        if let file { Self.removeIfPresent(file) }
+        if let held {
+            held.remove()
+        } else if let file {
+            Self.removeIfPresent(file)
+        }
     }
 
     /// Removes a handed-out file, which the consumer has most often moved away already. A lookup
@@ -207,8 +221,9 @@ final class TaskEventChannel: Sendable {
 
     deinit {
         // Download files that nobody took are not left behind.
-        let files = state.withLock { state in state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []) }
-        for file in files { Self.removeIfPresent(file) }
+        let (files, held) = state.withLock { state in (state.unreadFiles + (state.fileToRemove.map { [$0] } ?? []), state.heldOpen) }
+        for file in held { file.remove() }
+        for file in files where !UnnamedFiles.isUnnamed(file) { Self.removeIfPresent(file) }
     }
 }
 

@@ -14,8 +14,15 @@ import Foundation
 /// process dies. A partial file another process still holds (a stopped process whose work was taken
 /// over) is never written to: its verified prefix is copied into a new file instead, so that the two
 /// writers never share bytes. Files are opened for reading too, for the digest's reads.
+///
+/// An unnamed file (`DownloadTask.unnamedFileMode`, Linux's `O_TMPFILE`) has no name in its directory
+/// until its consumer links it: its `url` is `/proc/self/fd/N`, valid while it is open.
 final class DownloadFile: @unchecked Sendable {
     let url: URL
+    /// Made with `O_TMPFILE`: no name, no lock, never named by resume data.
+    let isUnnamed: Bool
+    /// How messages name it: its path, or the directory an unnamed file is in.
+    private let name: String
     private var descriptor: Int32
     /// Bytes written.
     private(set) var length: Int64
@@ -25,8 +32,18 @@ final class DownloadFile: @unchecked Sendable {
 
     private init(url: URL, descriptor: Int32, length: Int64) {
         self.url = url
+        self.isUnnamed = false
+        self.name = url.path
         self.descriptor = descriptor
         self.length = length
+    }
+
+    private init(unnamedIn directory: URL, descriptor: Int32) {
+        self.url = URL(fileURLWithPath: "\(UnnamedFiles.descriptorDirectory)/\(descriptor)", isDirectory: false)
+        self.isUnnamed = true
+        self.name = "an unnamed file in \(directory.path)"
+        self.descriptor = descriptor
+        self.length = 0
     }
 
     /// The name prefix of temporary files unless the task sets another.
@@ -34,10 +51,17 @@ final class DownloadFile: @unchecked Sendable {
 
     /// A new, private (0600) file in `directory`, named `<prefix><UUID>.tmp`: a spare from `spares`
     /// when it has one, else created. `digesting`: hash it as it is written (`DownloadDigest`).
+    /// `unnamedMode`: an unnamed file with these permissions instead, where the file system makes
+    /// one (else a named file, as without it).
     static func create(
         in directory: URL, prefix: String = defaultPrefix, for source: URL, spares: (any SpareFileSource)? = nil,
-        digesting: Bool = false
+        digesting: Bool = false, unnamedMode: mode_t? = nil
     ) throws(TransferError) -> DownloadFile {
+        if let unnamedMode, let descriptor = UnnamedFiles.open(in: directory, mode: unnamedMode) {
+            let file = DownloadFile(unnamedIn: directory, descriptor: descriptor)
+            if digesting { file.startDigest(from: SHA256Hasher(), eager: true) }
+            return file
+        }
         // `isDirectory` given: otherwise Foundation asks the file system, one more call per file.
         let url = directory.appendingPathComponent("\(prefix)\(UUID.random().uuidString).tmp", isDirectory: false)
         let file = DownloadFile(url: url, descriptor: try openNew(at: url, spares: spares, for: source), length: 0)
@@ -188,7 +212,7 @@ final class DownloadFile: @unchecked Sendable {
             let count = pread(source, buffer.baseAddress, Int(min(Int64(chunk), length - position)), off_t(position))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                throw TransferError(.cannotWriteToFile, "cannot read the partial file to copy it into \(url.path)")
+                throw TransferError(.cannotWriteToFile, "cannot read the partial file to copy it into \(name)")
             }
             try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             position += Int64(count)
@@ -227,7 +251,7 @@ final class DownloadFile: @unchecked Sendable {
             let written = Foundation.write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Self.writeFailure("writing \(url.path) failed")
+                throw Self.writeFailure("writing \(name) failed")
             }
             offset += written
         }
@@ -254,7 +278,7 @@ final class DownloadFile: @unchecked Sendable {
     /// Empties the file, to write the body again from byte 0.
     func truncateToZero() throws(TransferError) {
         guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw Self.writeFailure("cannot empty \(url.path)")
+            throw Self.writeFailure("cannot empty \(name)")
         }
         digest?.reset()
         length = 0
@@ -275,18 +299,30 @@ final class DownloadFile: @unchecked Sendable {
         let result = Foundation.close(descriptor)
         descriptor = -1
         if result != 0 {
-            throw Self.writeFailure("closing \(url.path) failed")
+            throw Self.writeFailure("closing \(name) failed")
         }
     }
 
-    /// Closes the file and leaves it where it is: resume data now refers to it.
+    /// The body is complete: a named file is closed; an unnamed one stays open, since closing it
+    /// would free it, until its consumer has linked it (`close()` once it moved on).
+    func finishWriting() throws(TransferError) {
+        if isUnnamed {
+            digest?.close()
+        } else {
+            try close()
+        }
+    }
+
+    /// Closes the file and leaves it where it is: resume data now refers to it. (An unnamed file,
+    /// which resume data never names, goes with its descriptor.)
     func keep() {
         try? close()
     }
 
     /// Unlinks the file while still holding it (its lock), so that nobody can take it up between.
+    /// An unnamed file goes when it is closed.
     func remove() {
-        unlink(url.path)
+        if !isUnnamed { unlink(url.path) }
         try? close()
     }
 }

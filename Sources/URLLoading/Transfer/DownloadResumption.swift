@@ -109,7 +109,9 @@ struct DownloadResumption {
     func resumeData(written: DownloadFile?, of download: DownloadTask, url: URL) -> Draft? {
         if let file = written, let validators = entityValidators {
             // A sent body (an upload job writing to a file) is not repeated by a Range request.
-            guard file.length > 0, download.uploadBody == nil, ResumeData.canResume(download.originalRequest) else { return nil }
+            guard file.length > 0, !file.isUnnamed, download.uploadBody == nil, ResumeData.canResume(download.originalRequest) else {
+                return nil
+            }
             return .hashing(file, into: ResumeData(
                 url: url, originalRequest: download.originalRequest,
                 entityTag: validators.entityTag, lastModified: validators.lastModified, offset: file.length,

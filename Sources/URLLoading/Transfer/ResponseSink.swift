@@ -18,7 +18,7 @@ enum ResponseSink {
             let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
             let file = try DownloadFile.create(
                 in: directory, prefix: download.temporaryFilePrefix, for: download.originalRequest.url, spares: download.spareFiles,
-                digesting: download.computesSHA256)
+                digesting: download.computesSHA256, unnamedMode: download.unnamedFileMode)
             return .file(file, for: download)
         case .data(let dataTask, _):
             switch dataTask.bodyDelivery {
@@ -47,9 +47,11 @@ enum ResponseSink {
         case .none, .stream: break
         case .collect(let body, let task): task.storeCollectedBody(body.data)
         case .file(let file, let download):
-            try file.close()
+            try file.finishWriting()
             // Before the event: whoever handles the file may want its digest.
             download.recordFinishedFile(length: file.length, sha256: sha256)
+            // Open until the consumer moves on: its name is the descriptor's.
+            if file.isUnnamed { download.channel.holdOpen(file) }
             download.channel.push(.downloadFinished(file.url))
         }
     }

@@ -30,12 +30,14 @@ extension TaskTransfer {
         guard let download = role.download, resumption.source == nil, case .none = filePreparation,
               request.url.scheme?.lowercased() != "file" else { return }
         let directory = download.temporaryDirectory ?? FileManager.default.temporaryDirectory
-        let (prefix, spares, digesting) = (download.temporaryFilePrefix, download.spareFiles, download.computesSHA256)
+        let (prefix, spares, digesting, unnamedMode) = (
+            download.temporaryFilePrefix, download.spareFiles, download.computesSHA256, download.unnamedFileMode)
         let source = download.originalRequest.url
         filePreparation = .preparing
         Self.fileQueue.async { [self] in
             // A failure is met again, and reported, when the sink makes the file itself.
-            let file = try? DownloadFile.create(in: directory, prefix: prefix, for: source, spares: spares, digesting: digesting)
+            let file = try? DownloadFile.create(
+                in: directory, prefix: prefix, for: source, spares: spares, digesting: digesting, unnamedMode: unnamedMode)
             post { $0.downloadFilePrepared(file) }
         }
     }
