@@ -34,18 +34,23 @@ struct UnnamedFileTests {
         return stat(path, &status) == 0 ? status.st_mode & 0o777 : nil
     }
 
+    /// A running download of `url` into an unnamed file (permissions `mode`) in `directory`, with its events.
+    static func start(_ url: String, in directory: URL, mode: mode_t = 0o644) throws -> (DownloadTask, TaskEvents) {
+        let task = try Fixture.session().downloadTask(with: Fixture.request(url))
+        task.temporaryDirectory = directory
+        task.unnamedFileMode = mode
+        let events = task.events
+        task.resume()
+        return (task, events)
+    }
+
     @Test("the body has no name while it arrives; the file handed out has the mode asked for and is linked into place")
     func linkedIntoPlace() async throws {
         try await Fixture.withOrigin { origin in
             let directory = try TemporaryDirectory()
             let destination = directory.url.appendingPathComponent("out.bin")
-            let session = try Fixture.session()
             // Five chunks of 64 KiB, 20 ms apart.
-            let task = try session.downloadTask(with: Fixture.request(origin.url("/bytes/300000?pace_ms=20")))
-            task.temporaryDirectory = directory.url
-            task.unnamedFileMode = 0o640
-            let events = task.events
-            task.resume()
+            let (task, events) = try Self.start(origin.url("/bytes/300000?pace_ms=20"), in: directory.url, mode: 0o640)
             var listedWhileReceiving: [String]?
             var handedOut: (path: String, inode: UInt64?, mode: mode_t?, contents: Data?, listed: [String])?
             for await event in events {
@@ -75,40 +80,31 @@ struct UnnamedFileTests {
         }
     }
 
+    /// An unnamed download (mode 0644) into `directory`, its file linked to `destination`: the link's error, if any.
+    static func downloadAndLink(_ url: String, in directory: URL, to destination: URL) async throws -> TransferError? {
+        let (_, events) = try start(url, in: directory)
+        var linkError: TransferError?
+        for await event in events {
+            guard case .downloadFinished(let file) = event else { continue }
+            do throws(TransferError) { try UnnamedFiles.link(file, to: destination) } catch { linkError = error }
+        }
+        return linkError
+    }
+
     @Test("a link replaces a file at the destination in one step and leaves no temporary name")
     func replacesExistingFile() async throws {
         try await Fixture.withOrigin { origin in
             let directory = try TemporaryDirectory()
             let destination = directory.url.appendingPathComponent("out.bin")
             try Data("old contents".utf8).write(to: destination)
-            let session = try Fixture.session()
-            let task = try session.downloadTask(with: Fixture.request(origin.url("/bytes/5000")))
-            task.temporaryDirectory = directory.url
-            task.unnamedFileMode = 0o644
-            let events = task.events
-            task.resume()
-            var linkError: TransferError?
-            for await event in events {
-                guard case .downloadFinished(let file) = event else { continue }
-                do throws(TransferError) { try UnnamedFiles.link(file, to: destination) } catch { linkError = error }
-            }
-            #expect(linkError == nil)
+            #expect(try await Self.downloadAndLink(origin.url("/bytes/5000"), in: directory.url, to: destination) == nil)
             #expect(try Data(contentsOf: destination) == Fixture.pattern(5000))
             #expect(try directory.contents() == ["out.bin"])
 
             // A destination that cannot be replaced (a directory) is an error naming it, and nothing stays.
             let occupied = directory.url.appendingPathComponent("occupied")
             try FileManager.default.createDirectory(at: occupied, withIntermediateDirectories: false)
-            let second = try session.downloadTask(with: Fixture.request(origin.url("/bytes/10")))
-            second.temporaryDirectory = directory.url
-            second.unnamedFileMode = 0o644
-            let secondEvents = second.events
-            second.resume()
-            var refused: TransferError?
-            for await event in secondEvents {
-                guard case .downloadFinished(let file) = event else { continue }
-                do throws(TransferError) { try UnnamedFiles.link(file, to: occupied) } catch { refused = error }
-            }
+            let refused = try await Self.downloadAndLink(origin.url("/bytes/10"), in: directory.url, to: occupied)
             #expect(refused?.code == .cannotWriteToFile)
             #expect(refused?.message.contains(occupied.path) == true, "\(refused?.message ?? "")")
             #expect(try directory.contents().sorted() == ["occupied", "out.bin"])
@@ -119,12 +115,7 @@ struct UnnamedFileTests {
     func cancelledLeavesNothing() async throws {
         try await Fixture.withOrigin { origin in
             let directory = try TemporaryDirectory()
-            let session = try Fixture.session()
-            let task = try session.downloadTask(with: Fixture.request(origin.url("/bytes/4000000?pace_ms=50")))
-            task.temporaryDirectory = directory.url
-            task.unnamedFileMode = 0o644
-            let events = task.events
-            task.resume()
+            let (task, events) = try Self.start(origin.url("/bytes/4000000?pace_ms=50"), in: directory.url)
             for await event in events {
                 if case .progress(let progress) = event, progress.bytesReceived > 0 { break }
             }
@@ -135,10 +126,7 @@ struct UnnamedFileTests {
             #expect(try await Self.closedAll(in: directory.url))
 
             // Finished, but its consumer never read the hand-out.
-            var unread: DownloadTask? = try session.downloadTask(with: Fixture.request(origin.url("/bytes/1000")))
-            unread?.temporaryDirectory = directory.url
-            unread?.unnamedFileMode = 0o644
-            unread?.resume()
+            var unread: DownloadTask? = try Self.start(origin.url("/bytes/1000"), in: directory.url).0
             _ = await unread?.waitUntilCompleted()
             unread = nil
             #expect(try directory.contents() == [])
