@@ -19,7 +19,8 @@ struct JobEventRetentionTests {
                 let id = try #require(try await PostgresProbe.value(
                     """
                     INSERT INTO job_events (tenant_id, job_id, type, job, created_at)
-                    VALUES (\(tenant), \(UUID()), 'job.succeeded', '{}', now() - \(days) * interval '1 day') RETURNING id
+                    VALUES (\(tenant), \(UUID()), 'job.succeeded', jsonb_populate_record(NULL::job_snapshot, '{"state": "succeeded"}'),
+                            now() - \(days) * interval '1 day') RETURNING id
                     """, as: Int64.self, on: connection))
                 if let status {
                     try await PostgresProbe.execute(

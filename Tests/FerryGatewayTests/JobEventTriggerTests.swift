@@ -38,7 +38,7 @@ struct JobEventTriggerTests {
 
             var events: [(UUID, String, String?, Bool)] = []
             for try await row in try await connection.query(
-                "SELECT job_id, type, job->>'state', job ? 'idempotency_key' OR job ? 'resume_data' FROM job_events ORDER BY id",
+                "SELECT job_id, type, (job).state, to_jsonb(job) ?| ARRAY['idempotency_key', 'resume_data'] FROM job_events ORDER BY id",
                 logger: logger
             ).decode((UUID, String, String?, Bool).self) {
                 events.append(row)

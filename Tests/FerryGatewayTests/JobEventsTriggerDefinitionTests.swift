@@ -60,6 +60,51 @@ struct JobEventsTriggerDefinitionTests {
         }
     }
 
+    @Test("an event's job_snapshot has every column of jobs but the hidden ones, in order and of the same types, and ferry_job_snapshot fills each from its own column")
+    func snapshotMatchesJobs() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            func attributes(of relation: String) async throws -> [String] {
+                var found: [String] = []
+                for try await (name, type) in try await connection.query(
+                    """
+                    SELECT a.attname::text, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                    WHERE a.attrelid = \(relation)::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                    """, logger: logger
+                ).decode((String, String).self) {
+                    found.append("\(name) \(type)")
+                }
+                return found
+            }
+            let jobs = try await attributes(of: "jobs")
+            let snapshot = try await attributes(of: JobEventsTrigger.snapshotType)
+            #expect(!jobs.isEmpty)
+            #expect(snapshot == jobs.filter { !JobEventsTrigger.hiddenFields.contains(String($0.prefix { $0 != " " })) })
+
+            // Each column holds a value of its own in one row, so a snapshot that took a value from
+            // the wrong column, or left one out, differs from the row read as JSON.
+            let tenant = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(tenant), 'a')", on: connection)
+            let mismatch = try await PostgresProbe.value(
+                """
+                WITH j AS (
+                    INSERT INTO jobs (tenant_id, kind, state, priority, request, policies, attempt, max_attempts, bytes_done,
+                                      bytes_expected, bytes_per_second, response, result, error_code, error_message, resume_data,
+                                      stop_request, lease_owner, lease_expires_at, run_after, idempotency_key, idempotency_hash,
+                                      created_at, updated_at, decision, decision_deadline, decision_answers)
+                    VALUES (\(tenant), 'data', 'waiting_for_decision', 7, '{"url": "http://example.invalid/"}', '{"discretionary": true}',
+                            2, 3, 11, 13, 17, '{"status": 500}', '{"size": 1}', 'http_error', 'gone', '{"offset": 1}',
+                            'cancel', 'worker', now() + interval '1 minute', now() + interval '2 minutes', 'key', sha256('k'),
+                            now() - interval '3 minutes', now() - interval '4 minutes', '{"kind": "trust"}', now() + interval '5 minutes',
+                            '{"a": 1}')
+                    RETURNING *)
+                SELECT (to_jsonb(\(unescaped: JobEventsTrigger.snapshotFunction)(j))
+                        <> to_jsonb(j) - ARRAY[\(unescaped: JobEventsTrigger.hiddenFields.map { "'\($0)'" }.joined(separator: ", "))])::text
+                FROM j
+                """, as: String.self, on: connection)
+            #expect(mismatch == "false")
+        }
+    }
+
     @Test("the functions' event type is JobState.eventType for every state; a submitted job starts in JobStateMachine.initialState")
     func eventTypesAndInitialState() async throws {
         try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in

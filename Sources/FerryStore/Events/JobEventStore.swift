@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// Reads `job_events`: the stored state events a stream replays and follows. Each event carries the
-/// job row as it was right after the change, read back through `jsonb_populate_record` into the
+/// job row as it was right after the change (a `job_snapshot`, migrations/0023), expanded into the
 /// same columns as a live job, so the event's job view is built exactly like `GET /v1/jobs/{id}`'s.
 package struct JobEventStore: Sendable {
     package let client: DatabasePool
@@ -25,12 +25,12 @@ package struct JobEventStore: Sendable {
         }
     }
 
-    /// The select list of `StoredEvent`s over `job_events e`: the job's columns, then id, type and part.
-    package static let selectEvent = """
-        SELECT \(JobRecord.columns), event_id, event_type, event_part FROM (
-            SELECT e.id AS event_id, e.type AS event_type, e.part::text AS event_part, (jsonb_populate_record(NULL::jobs, e.job)).*
-            FROM job_events e
-        """
+    /// The columns of a `jobs` row from the snapshot of `event` (an alias of `job_events`), for a
+    /// subquery that `JobRecord.columns` reads: the snapshot leaves the resume data out, which an
+    /// event never shows.
+    package static func jobColumns(of event: String) -> String {
+        "(\(event).job).*, NULL::jsonb AS resume_data"
+    }
 
     /// A page of stored events, and whether more follow it.
     package struct EventPage: Sendable {
@@ -39,7 +39,7 @@ package struct JobEventStore: Sendable {
     }
 
     /// State events (not stored progress) of `tenant`, of one `job` or all, with ids above `after`,
-    /// oldest first: at most `limit` of them, and no more than `maxBytes` of job rows (as JSON text)
+    /// oldest first: at most `limit` of them, and no more than `maxBytes` of job rows (as text)
     /// beyond the first, so that a page of jobs with long URLs or many headers stays small in
     /// memory. The sizes are measured in the database, which sends only the rows that fit.
     /// With `session`, only the events of that session's jobs (a session's stream, BG-14).
@@ -50,13 +50,13 @@ package struct JobEventStore: Sendable {
             """
             SELECT \(unescaped: JobRecord.columns), event_id, event_type, event_part, candidates FROM (
                 SELECT e.id AS event_id, e.type AS event_type, e.part::text AS event_part, page.candidates,
-                       (jsonb_populate_record(NULL::jobs, e.job)).*
+                       \(unescaped: Self.jobColumns(of: "e"))
                 FROM (
                     SELECT id, count(*) OVER () AS candidates,
                            sum(octet_length(job::text)) OVER (ORDER BY id) - octet_length(job::text) AS bytes_before
                     FROM job_events
                     WHERE tenant_id = \(tenant) AND (\(job)::uuid IS NULL OR job_id = \(job)) AND id > \(after) AND type <> 'job.progress'
-                      AND (\(session)::uuid IS NULL OR job->>'session_id' = \(session)::text)
+                      AND (\(session)::uuid IS NULL OR (job).session_id = \(session))
                     ORDER BY id LIMIT \(limit)
                 ) page JOIN job_events e ON e.id = page.id
                 WHERE page.bytes_before < \(maxBytes)

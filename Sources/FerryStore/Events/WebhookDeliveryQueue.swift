@@ -76,7 +76,7 @@ package struct WebhookDeliveryQueue: Sendable {
                        p.secret_key_id AS endpoint_key_id, p.secret_sealed AS endpoint_sealed, c.failures,
                        (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = c.id)::bigint AS attempts,
                        e.part::text AS event_part,
-                       (jsonb_populate_record(NULL::jobs, e.job)).*
+                       \(unescaped: JobEventStore.jobColumns(of: "e"))
                 FROM claimed c JOIN job_events e ON e.id = c.event_id LEFT JOIN webhook_endpoints p ON p.id = c.endpoint_id
             ) AS jobs
             """, logger: logger)

@@ -14,12 +14,11 @@ extension JobQueue {
         let rows = try await client.query(
             """
             WITH j AS (
-                SELECT * FROM jobs WHERE id = \(job) AND attempt = \(attempt) AND lease_owner = \(owner)
+                SELECT tenant_id, id, \(unescaped: JobEventsTrigger.snapshotFunction)(jobs) AS snapshot
+                FROM jobs WHERE id = \(job) AND attempt = \(attempt) AND lease_owner = \(owner)
             ), events AS (
                 INSERT INTO job_events (tenant_id, job_id, type, job, part)
-                SELECT j.tenant_id, j.id, 'job.part',
-                       to_jsonb(j) - \(unescaped: JobEventsTrigger.hiddenFieldsArray),
-                       \(partJSON)::jsonb
+                SELECT j.tenant_id, j.id, 'job.part', j.snapshot, \(partJSON)::jsonb
                 FROM j
                 RETURNING id, tenant_id, job_id, type
             ), deliveries AS (

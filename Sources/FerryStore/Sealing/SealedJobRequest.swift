@@ -4,7 +4,7 @@ import Foundation
 
 /// `jobs.request` with its credential-bearing header values sealed (`SealedHeaderList`), for the job
 /// (associated data: `jobs.request` and the job's id). The job events' copies of the row
-/// (`job_events.job -> 'request'`) hold the same document, so they too carry only sealed values.
+/// (`(job_events.job).request`) hold the same document, so they too carry only sealed values.
 package enum SealedJobRequest {
     package static let column = "jobs.request"
 

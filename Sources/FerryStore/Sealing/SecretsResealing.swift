@@ -277,8 +277,8 @@ package enum SecretsResealing {
             var after: Int64 = 0
             while true {
                 let query: PostgresQuery = """
-                    SELECT id, job_id, (job->'request')::text FROM job_events
-                    WHERE id > \(after) AND \(unescaped: headersNeedSealing("job->'request'->'headers'", current: current))
+                    SELECT id, job_id, ((job).request)::text FROM job_events
+                    WHERE id > \(after) AND \(unescaped: headersNeedSealing("(job).request->'headers'", current: current))
                     ORDER BY id LIMIT \(batchSize)
                     """
                 var batch: [(Int64, UUID, String)] = []
@@ -297,8 +297,8 @@ package enum SecretsResealing {
                     guard let resealed else { continue }
                     let updated = try await connection.query(
                         """
-                        UPDATE job_events SET job = jsonb_set(job, '{request}', \(resealed)::jsonb)
-                        WHERE id = \(id) AND job->'request' = \(request)::jsonb RETURNING 1
+                        UPDATE job_events SET job.request = \(resealed)::jsonb
+                        WHERE id = \(id) AND (job).request = \(request)::jsonb RETURNING 1
                         """, logger: logger)
                     for try await _ in updated { tally.resealed += 1 }
                 }
