@@ -105,6 +105,33 @@ class Ferryd:
         self.port = found["port"]
         return self
 
+    def psql(self, sql):
+        """Runs `sql` on the private cluster as ferryd's own user; returns psql's output."""
+        return subprocess.run(["psql", "-X", "-h", os.path.join(self.data_dir, "socket"), "-U", "ferry", "-d", "ferry",
+                               "-c", sql], check=True, capture_output=True, text=True).stdout
+
+    def collect_database_stats(self):
+        """Makes the cluster count time per statement (pg_stat_statements, which needs a restart to
+        load) and per PL/pgSQL function, for `database_stats`. Restarts ferryd."""
+        self.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        self.stop()
+        self.start()
+        self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        self.psql("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+        self.psql("ALTER SYSTEM SET track_functions = 'pl'")
+        self.psql("SELECT pg_reload_conf()")
+
+    def database_stats(self):
+        """What `collect_database_stats` counted since: the trigger functions' time and the
+        statements' calls and time. Wall time inside PostgreSQL, so it includes waiting for a CPU."""
+        return "\n".join([
+            self.psql("SELECT funcname, calls, round(total_time) AS total_ms, round(self_time) AS self_ms"
+                      " FROM pg_stat_user_functions ORDER BY total_time DESC"),
+            self.psql("SELECT calls, round(total_exec_time) AS total_ms, rows, toplevel,"
+                      " left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query"
+                      " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40"),
+        ])
+
     def kill(self):
         """SIGKILL, as a crash would. The private cluster keeps running; the next start reuses it."""
         if self.proc and self.proc.poll() is None:
