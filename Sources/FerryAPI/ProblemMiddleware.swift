@@ -34,7 +34,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             // Raised while reading rows, after the pool handed the statement over.
             throw Problem(DatabaseOutage.refusal)
         } catch {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            context.logger.error("request failed", metadata: ["error": LoggedError.metadata(error)])
             throw Problem(.internalServerError, code: "internal_error", "the server failed to handle the request; see its log")
         }
     }

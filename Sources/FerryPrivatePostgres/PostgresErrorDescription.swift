@@ -3,8 +3,8 @@ import PostgresNIO
 /// Readable text for an error from PostgresNIO, for operators' eyes (logs, `ferryd migrate` output).
 ///
 /// `PSQLError.description` is deliberately generic (so it cannot leak into API responses), and its
-/// `debugDescription` includes the bound values of the query, which may be secrets. This keeps the
-/// useful middle: the server's severity, SQLSTATE, message, detail and hint, or the kind of
+/// `debugDescription` repeats the query's whole text (its bound values shown as `****`). This keeps
+/// the useful middle: the server's severity, SQLSTATE, message, detail and hint, or the kind of
 /// connection failure and its cause. Never put it in an API response.
 public enum PostgresErrorDescription {
     public static func describe(_ error: any Error) -> String {

@@ -89,7 +89,7 @@ public final class WebhookDispatcher: Service, Sendable {
                                 claimed = try await self.queue.claim(limit: free, leaseSeconds: Self.claimSeconds)
                             } catch {
                                 if Task.isCancelled { break }
-                                self.logger.warning("claiming webhook deliveries failed", metadata: ["error": "\(error)"])
+                                self.logger.warning("claiming webhook deliveries failed", metadata: ["error": LoggedError.metadata(error)])
                             }
                         }
                         for due in claimed {
@@ -123,7 +123,7 @@ public final class WebhookDispatcher: Service, Sendable {
             }
         } catch {
             // The claim runs out and the delivery is tried again: at least once.
-            logger.warning("webhook delivery could not be recorded", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            logger.warning("webhook delivery could not be recorded", metadata: metadata.merging(["error": LoggedError.metadata(error)]) { $1 })
         }
     }
 

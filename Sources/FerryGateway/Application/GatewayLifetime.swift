@@ -20,7 +20,7 @@ struct GatewayLifetime: Service {
             do {
                 try await database.stop()
             } catch {
-                logger.error("stopping the database failed", metadata: ["error": "\(error)"])
+                logger.error("stopping the database failed", metadata: ["error": LoggedError.metadata(error)])
             }
         }.value
     }

@@ -55,7 +55,7 @@ final class VaultCredentialStorage: CredentialStorage {
         do {
             records = try await store.candidates(for: owner, scheme: space.scheme, host: space.host, port: space.port)
         } catch {
-            logger.error("could not read the vault", metadata: ["tenant": "\(owner.tenantID)", "error": "\(error)"])
+            logger.error("could not read the vault", metadata: ["tenant": "\(owner.tenantID)", "error": LoggedError.metadata(error)])
             return []
         }
         var credentials: [Credential] = []

@@ -36,7 +36,7 @@ extension JobRunner {
                 await queue.client.waitUntilAvailable(atMost: .seconds(1))
             } catch {
                 // The lease will expire and another attempt will run: nothing is lost, only time.
-                logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                logger.error("could not record the job's end", metadata: ["job": "\(job.id)", "error": LoggedError.metadata(error)])
                 return false
             }
         }

@@ -149,7 +149,7 @@ final class JobRunner: Sendable {
 
     @inline(never)
     private func warnUnsettled(_ error: any Error) {
-        logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        logger.warning("could not write the job's cookies or cache entries", metadata: ["job": "\(job.id)", "error": LoggedError.metadata(error)])
     }
 
     /// The job is over: the partial file its resume data named when this attempt took it up goes
@@ -396,7 +396,7 @@ final class JobRunner: Sendable {
             try await queue.recordPart(
                 job: job.id, attempt: job.attempt, owner: owner, part: JobPartView(index: index, headers: headers, size: length))
         } catch {
-            logger.warning("could not record a job.part event", metadata: ["job": "\(job.id)", "part": "\(index)", "error": "\(error)"])
+            logger.warning("could not record a job.part event", metadata: ["job": "\(job.id)", "part": "\(index)", "error": LoggedError.metadata(error)])
         }
     }
 
@@ -420,7 +420,7 @@ final class JobRunner: Sendable {
             transfer.leaseRenewedAt = asked
             return true
         } catch {
-            logger.warning("could not check the job's lease before storing its content", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            logger.warning("could not check the job's lease before storing its content", metadata: ["job": "\(job.id)", "error": LoggedError.metadata(error)])
             return true
         }
     }
@@ -522,7 +522,7 @@ final class JobRunner: Sendable {
     @inline(never)
     private func warnHeartbeatFailed(_ error: any Error) {
         if !DatabaseOutage.describes(error) {
-            logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            logger.warning("heartbeat failed", metadata: ["job": "\(job.id)", "error": LoggedError.metadata(error)])
         }
     }
 

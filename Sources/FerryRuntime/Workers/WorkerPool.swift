@@ -116,7 +116,7 @@ public final class WorkerPool: Service, Sendable {
                 } catch where DatabaseOutage.describes(error) {
                     // Reported once, by the pool; the loop polls on until the database is back.
                 } catch {
-                    logger.warning("claiming jobs failed", metadata: ["error": "\(error)"])
+                    logger.warning("claiming jobs failed", metadata: ["error": LoggedError.metadata(error)])
                 }
             }
             for claim in claims {
@@ -174,7 +174,7 @@ public final class WorkerPool: Service, Sendable {
         do {
             guard try await queue.nonDiscretionaryJobWaits() else { return }
         } catch {
-            if !DatabaseOutage.describes(error) { logger.warning("checking for waiting jobs failed", metadata: ["error": "\(error)"]) }
+            if !DatabaseOutage.describes(error) { logger.warning("checking for waiting jobs failed", metadata: ["error": LoggedError.metadata(error)]) }
             return
         }
         discretionary.withLock { state in
@@ -205,7 +205,7 @@ public final class WorkerPool: Service, Sendable {
                 if Task.isCancelled { return }
                 // An outage is reported once, by the pool.
                 if !DatabaseOutage.describes(error) {
-                    logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": "\(error)"])
+                    logger.warning("listening for jobs failed; polling until it works again", metadata: ["error": LoggedError.metadata(error)])
                 }
             }
             try? await Task.sleep(for: .seconds(1))
@@ -245,7 +245,7 @@ public final class WorkerPool: Service, Sendable {
             } catch {
                 if Task.isCancelled { return }
                 if !DatabaseOutage.describes(error) {
-                    logger.warning("taking back expired leases failed", metadata: ["error": "\(error)"])
+                    logger.warning("taking back expired leases failed", metadata: ["error": LoggedError.metadata(error)])
                 }
             }
             try? await Task.sleep(for: interval)

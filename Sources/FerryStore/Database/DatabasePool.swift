@@ -269,7 +269,7 @@ public final class DatabasePool: Service, Sendable {
                     unanswered = 0
                 } catch {
                     if DatabaseOutage.describes(error) {
-                        logger.warning("database probe failed", metadata: ["error": "\(String(reflecting: error))"])
+                        logger.warning("database probe failed", metadata: ["error": LoggedError.metadata(error)])
                         return nil
                     }
                     if error is Deadline.Passed {
@@ -279,7 +279,7 @@ public final class DatabasePool: Service, Sendable {
                             return nil
                         }
                     } else {
-                        logger.debug("database probe failed; not an outage", metadata: ["error": "\(String(reflecting: error))"])
+                        logger.debug("database probe failed; not an outage", metadata: ["error": LoggedError.metadata(error)])
                     }
                 }
             }

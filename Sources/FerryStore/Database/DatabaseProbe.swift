@@ -31,7 +31,7 @@ package struct DatabaseProbe: Sendable {
         do {
             return try await JobStateCounts.standing(client: client, logger: logger)
         } catch {
-            logger.warning("job counts unavailable", metadata: ["error": "\(error)"])
+            logger.warning("job counts unavailable", metadata: ["error": LoggedError.metadata(error)])
             return nil
         }
     }

@@ -71,7 +71,7 @@ package final class GatheredWrites<Item: Sendable, Answer: Sendable>: Sendable {
             }
             for (waiting, answer) in zip(batch, answers) { waiting.continuation.resume(returning: answer) }
         } catch where batch.count > 1 {
-            logger.debug("writing together failed; writing each alone", metadata: ["items": "\(batch.count)", "error": "\(error)"])
+            logger.debug("writing together failed; writing each alone", metadata: ["items": "\(batch.count)", "error": LoggedError.metadata(error)])
             for waiting in batch { await write([waiting]) }
         } catch {
             batch[0].continuation.resume(throwing: error)

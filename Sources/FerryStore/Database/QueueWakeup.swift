@@ -42,7 +42,7 @@ package final class QueueWakeup: Sendable {
             do {
                 try await client.query("SELECT pg_notify(\(JobQueue.channel), '')", logger: logger)
             } catch {
-                logger.debug("could not wake the workers; they will poll", metadata: ["error": "\(error)"])
+                logger.debug("could not wake the workers; they will poll", metadata: ["error": LoggedError.metadata(error)])
             }
         } while sending.withLock { state in
             state.inFlight = state.again

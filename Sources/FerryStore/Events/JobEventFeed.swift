@@ -69,7 +69,7 @@ public final class JobEventFeed: Service, Sendable {
                 cursor = current
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("reading new job events failed; retrying", metadata: ["error": "\(error)"])
+                logger.warning("reading new job events failed; retrying", metadata: ["error": LoggedError.metadata(error)])
                 // Start again from the newest event, and let subscribers read what they missed.
                 cursor = nil
                 publish(.resync)
@@ -109,7 +109,7 @@ public final class JobEventFeed: Service, Sendable {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for job progress failed; retrying", metadata: ["error": "\(error)"])
+                logger.warning("listening for job progress failed; retrying", metadata: ["error": LoggedError.metadata(error)])
             }
             try? await Task.sleep(for: .seconds(1))
         }

@@ -32,7 +32,7 @@ public struct JobEventRetention: Service {
                     if deleted > 0 { logger.info("deleted job events past their retention", metadata: ["events": "\(deleted)"]) }
                 } catch {
                     if Task.isCancelled { return }
-                    logger.warning("deleting old job events failed; trying again later", metadata: ["error": "\(error)"])
+                    logger.warning("deleting old job events failed; trying again later", metadata: ["error": LoggedError.metadata(error)])
                 }
                 try? await Task.sleep(for: Self.interval)
             }

@@ -41,7 +41,7 @@ public struct ContentRetention: Service {
                     }
                 } catch {
                     if Task.isCancelled { return }
-                    logger.warning("removing expired content failed; trying again later", metadata: ["error": "\(error)"])
+                    logger.warning("removing expired content failed; trying again later", metadata: ["error": LoggedError.metadata(error)])
                 }
                 try? await Task.sleep(for: Self.interval)
             }

@@ -64,7 +64,7 @@ package final class HeartbeatWriter: Sendable {
         do {
             try await client.query("SELECT pg_notify(\(JobEventFeed.channel), notice) FROM unnest(\(notices)::text[]) AS notice", logger: logger)
         } catch {
-            logger.debug("announcing progress to event streams failed", metadata: ["jobs": "\(notices.count)", "error": "\(error)"])
+            logger.debug("announcing progress to event streams failed", metadata: ["jobs": "\(notices.count)", "error": LoggedError.metadata(error)])
         }
     }
 }
