@@ -8,7 +8,7 @@ import Testing
 /// fixed sentence, nor the statement's text or bound values.
 @Suite("Logged errors", .timeLimit(.minutes(3)))
 struct LoggedErrorTests {
-    let logger = Logger(label: "ferry.tests.logged-error")
+    let logger = Logger(label: "ferry.tests.logged-errors")
 
     @Test("a failed statement is logged with its SQLSTATE and the server's message, without its text or the values bound to it")
     func databaseError() async throws {

@@ -87,8 +87,6 @@ enum JobEventsTrigger {
     /// The SQL function that makes an event's `job` of a `jobs` row, and the type it returns.
     static let snapshotFunction = "ferry_job_snapshot"
     static let snapshotType = "job_snapshot"
-    /// The migration that defines both.
-    static let snapshotMigration = "0023_job_event_snapshots.sql"
 
     /// The final states, for which the callback URL gets a delivery.
     static let callbackStates = JobState.allCases.filter(\.isTerminal)

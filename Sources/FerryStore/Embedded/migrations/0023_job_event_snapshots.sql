@@ -55,7 +55,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 -- The events kept so far: their JSON has exactly the snapshot's keys (or fewer, before 0018's
--- discretionary), which jsonb_populate_record reads by name.
+-- discretionary), which jsonb_populate_record reads by name. This rewrites job_events once, under
+-- an exclusive lock: on a database with millions of events the first start after this migration
+-- takes that much longer (FERRY_EVENT_RETENTION_DAYS bounds how many there are).
 ALTER TABLE job_events ALTER COLUMN job TYPE job_snapshot USING jsonb_populate_record(NULL::job_snapshot, job);
 
 -- The triggers of 0020 and the progress trigger of 0010, each writing the snapshot instead of JSON.
