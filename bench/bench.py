@@ -473,8 +473,9 @@ def measure_p3(args, runs):
     ferryd.fresh()
     try:
         ferryd.start()
-        if os.environ.get("BENCH_P3_DB_STATS"):
-            ferryd.collect_database_stats()
+        plans = bool(os.environ.get("BENCH_P3_PLANS"))
+        if os.environ.get("BENCH_P3_DB_STATS") or plans:
+            ferryd.collect_database_stats(plans=plans)
         job_run = gateway.P3Ferryd(ferryd, small_urls(args.port), os.path.join(args.work, "www", "small"),
                                    SMALL_SIZE, args.per_host, args.p3_batch)
         ordered = {"ferryd": lambda warm_up: job_run(lambda: accepted_connections(args.port)), **runners}
@@ -485,9 +486,11 @@ def measure_p3(args, runs):
         status, text = gateway.Api(ferryd.port, ferryd.admin_key).call("GET", "/metrics", raw=True)
         with open(os.path.join(args.work, "gateway", "P3-metrics.txt"), "wb") as f:
             f.write(text)
-        if os.environ.get("BENCH_P3_DB_STATS"):
+        if os.environ.get("BENCH_P3_DB_STATS") or plans:
             with open(os.path.join(args.work, "gateway", "P3-database.txt"), "w") as f:
                 f.write(ferryd.database_stats())
+        if plans:
+            ferryd.database_plans(os.path.join(args.work, "gateway", "P3-plans.log"))
     except gateway.RunFailed as e:
         print(f"  P3: ERROR {e}", file=sys.stderr, flush=True)
         res = {"times": {t: [] for t in ("ferryd", "curl", "aria2c")},

@@ -110,23 +110,38 @@ class Ferryd:
         return subprocess.run(["psql", "-X", "-h", os.path.join(self.data_dir, "socket"), "-U", "ferry", "-d", "ferry",
                                "-c", sql], check=True, capture_output=True, text=True).stdout
 
-    def collect_database_stats(self):
+    def collect_database_stats(self, plans=False):
         """Makes the cluster count time per statement (pg_stat_statements, which needs a restart to
-        load) and per PL/pgSQL function, for `database_stats`. Restarts ferryd."""
-        self.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        load) and per PL/pgSQL function, for `database_stats`; with `plans`, also log the plan of
+        every statement (nested ones too: triggers') that took 4 ms or more, with its actual rows and
+        times (auto_explain; its timing slows every statement a little). Restarts ferryd."""
+        libraries = "pg_stat_statements, auto_explain" if plans else "pg_stat_statements"
+        self.psql(f"ALTER SYSTEM SET shared_preload_libraries = {libraries}")
         self.stop()
         self.start()
         self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         self.psql("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
         self.psql("ALTER SYSTEM SET track_functions = 'pl'")
+        if plans:
+            self.psql("ALTER SYSTEM SET auto_explain.log_min_duration = '4ms'")
+            self.psql("ALTER SYSTEM SET auto_explain.log_nested_statements = on")
+            self.psql("ALTER SYSTEM SET auto_explain.log_analyze = on")
         self.psql("SELECT pg_reload_conf()")
 
+    def database_plans(self, path):
+        """Copies the cluster's log, where auto_explain wrote the plans, to `path`."""
+        shutil.copy(os.path.join(self.data_dir, "postgres", "server.log"), path)
+
     def database_stats(self):
-        """What `collect_database_stats` counted since: the trigger functions' time and the
-        statements' calls and time. Wall time inside PostgreSQL, so it includes waiting for a CPU."""
+        """What `collect_database_stats` counted since: the trigger functions' time, the rows each
+        table's scans read, and the statements' calls and time. The times are wall time inside
+        PostgreSQL, so they include waiting for a CPU; the rows read are not."""
         return "\n".join([
             self.psql("SELECT funcname, calls, round(total_time) AS total_ms, round(self_time) AS self_ms"
                       " FROM pg_stat_user_functions ORDER BY total_time DESC"),
+            self.psql("SELECT relname, seq_scan, seq_tup_read, idx_scan, idx_tup_fetch, n_tup_ins, n_tup_upd,"
+                      " n_tup_hot_upd FROM pg_stat_user_tables WHERE seq_scan + coalesce(idx_scan, 0) > 0"
+                      " ORDER BY seq_tup_read DESC"),
             self.psql("SELECT calls, round(total_exec_time) AS total_ms, rows, toplevel,"
                       " left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query"
                       " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 40"),
@@ -253,25 +268,37 @@ def postgres_pids(data_dir):
     return pids
 
 
+# What BENCH_P3_PERF_STAT counts: CPU time, thread switches, and the system calls behind them.
+P3_PERF_STAT_EVENTS = os.environ.get("BENCH_P3_PERF_STAT_EVENTS") or ",".join([
+    "task-clock", "context-switches", "cpu-migrations", "raw_syscalls:sys_enter", "syscalls:sys_enter_futex",
+    "syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_write", "syscalls:sys_enter_read",
+    "syscalls:sys_enter_sendto", "syscalls:sys_enter_recvfrom"])
+
+
 class TimedProfile:
-    """`perf record -g` of ferryd and its PostgreSQL while one P3 run is timed, when BENCH_P3_PERF
-    names a file prefix (run N writes PREFIX.N): a profile of the whole bench would mostly show the
-    untimed parts (checking the jobs, deleting them) and the other tools."""
+    """While one P3 run is timed: `perf record -g` of ferryd and its PostgreSQL when BENCH_P3_PERF
+    names a file prefix (run N writes PREFIX.N), and `perf stat` counts (P3_PERF_STAT_EVENTS) of
+    ferryd and of PostgreSQL when BENCH_P3_PERF_STAT does (PREFIX.N.ferryd, PREFIX.N.postgres). A
+    profile of the whole bench would mostly show the untimed parts (checking the jobs, deleting them)
+    and the other tools. PostgreSQL's backends are those alive when the run starts (ferryd's pool)."""
 
     def __init__(self, ferryd, run_no):
-        prefix = os.environ.get("BENCH_P3_PERF")
-        self.proc = None
-        if prefix:
-            pids = ",".join(str(p) for p in [ferryd.proc.pid, *postgres_pids(ferryd.data_dir)])
-            self.proc = subprocess.Popen(["perf", "record", "-q", "-g", "-F", "1999", "-p", pids,
-                                          "-o", f"{prefix}.{run_no}"],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        postgres = ",".join(str(p) for p in postgres_pids(ferryd.data_dir))
+        commands = []
+        if prefix := os.environ.get("BENCH_P3_PERF"):
+            commands.append(["perf", "record", "-q", "-g", "-F", "1999", "-p", f"{ferryd.proc.pid},{postgres}",
+                             "-o", f"{prefix}.{run_no}"])
+        if prefix := os.environ.get("BENCH_P3_PERF_STAT"):
+            for name, pids in (("ferryd", str(ferryd.proc.pid)), ("postgres", postgres)):
+                commands.append(["perf", "stat", "-e", P3_PERF_STAT_EVENTS, "-p", pids, "-o", f"{prefix}.{run_no}.{name}"])
+        self.procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in commands]
+        if self.procs:
             time.sleep(0.5)  # perf attaches before the clock starts
 
     def stop(self):
-        if self.proc:
-            self.proc.send_signal(signal.SIGINT)
-            self.proc.wait()
+        for proc in self.procs:
+            proc.send_signal(signal.SIGINT)
+            proc.wait()
 
 
 def sha256_file(path):
