@@ -10,9 +10,17 @@ import PostgresNIO
 /// The ends come as one JSON array, read by `jsonb_to_recordset`: their fields are nullable, which
 /// PostgreSQL arrays bound from Swift are not, and the response, result and decision are nested in
 /// it as they are stored, encoded once (`Given.write`, and `JobRecord+JSONText` for the nested
-/// response and result). Both UPDATEs find their rows through the primary key (`= ANY` of the ids)
-/// as well as the join, so statistics that say a table is empty (just after the queue drained)
-/// cannot turn them into full scans. Prepared once per connection (why: `ClaimJobsStatement`).
+/// response and result). Prepared once per connection (why: `ClaimJobsStatement`), so each plan lives
+/// on after the statistics and the table sizes it was made for:
+/// - The UPDATE of `jobs` finds its rows through the primary key (`= ANY` of the ids) as well as the
+///   join, so that statistics that say the table is empty (just after the queue drained) cannot turn
+///   it into a scan of every job kept.
+/// - Each attempt's row is reached by an upsert on its primary key, which goes through the unique
+///   index whatever the planner believes. The `UPDATE ... FROM finished` it replaces was planned as
+///   a scan of all of `job_attempts` whenever the table had fewer pages than ten probes of its index
+///   cost (a fresh database, a queue that drained), and that plan stayed while the table filled: in
+///   bench P3 it read a million rows for 8,000 ends (`FinishJobsPlanTests`). The row always exists
+///   (the claim inserted it); the INSERT half only keeps the statement total.
 ///
 /// Each end's state and effects come from its transition, decided in Swift (`Completion.transition`);
 /// the lease check stands for its `running` start state. The events of the new states and their
@@ -39,12 +47,12 @@ struct FinishJobsStatement: PostgresPreparedStatement {
             FROM given g
             WHERE jobs.id = ANY (ARRAY(SELECT job FROM given)) AND jobs.id = g.job AND jobs.lease_owner = g.owner
               AND jobs.attempt = g.attempt
-            RETURNING jobs.id, g.attempt, g.outcome, g.error_code, g.http_status, g.bytes_done, g.wakes
+            RETURNING jobs.id, g.attempt, g.owner, g.outcome, g.error_code, g.http_status, g.bytes_done, g.wakes
         ), attempts AS (
-            UPDATE job_attempts a SET finished_at = now(), outcome = f.outcome, error_code = f.error_code,
-                http_status = f.http_status, bytes = f.bytes_done
-            FROM finished f
-            WHERE a.job_id = ANY (ARRAY(SELECT id FROM finished)) AND a.job_id = f.id AND a.attempt = f.attempt
+            INSERT INTO job_attempts (job_id, attempt, worker, finished_at, outcome, error_code, http_status, bytes)
+            SELECT f.id, f.attempt, f.owner, now(), f.outcome, f.error_code, f.http_status, f.bytes_done FROM finished f
+            ON CONFLICT (job_id, attempt) DO UPDATE SET finished_at = EXCLUDED.finished_at, outcome = EXCLUDED.outcome,
+                error_code = EXCLUDED.error_code, http_status = EXCLUDED.http_status, bytes = EXCLUDED.bytes
         ), wake AS (
             SELECT pg_notify($2, '') WHERE EXISTS (SELECT 1 FROM finished WHERE wakes)
         )
