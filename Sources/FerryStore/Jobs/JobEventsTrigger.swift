@@ -160,7 +160,7 @@ enum JobEventsTrigger {
             + " REFERENCING OLD TABLE AS previous_jobs NEW TABLE AS changed_jobs"
             + " FOR EACH STATEMENT EXECUTE FUNCTION ferry_record_session_events_finished()",
         function: "ferry_record_session_events_finished",
-        migration: "0023_job_event_snapshots.sql",
+        migration: "0024_session_events_for_background_sessions_only.sql",
         contains: [
             "pg_advisory_xact_lock",
             "AND n.id NOT IN (SELECT o.id FROM previous_jobs o WHERE o.state IN (\(JobStateSQL.list(callbackStates))))",
