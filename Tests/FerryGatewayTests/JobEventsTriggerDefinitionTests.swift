@@ -105,6 +105,29 @@ struct JobEventsTriggerDefinitionTests {
         }
     }
 
+    @Test("ANALYZE of job_events gathers statistics of every column but the job snapshots (migration 0025)")
+    func snapshotsNotAnalyzed() async throws {
+        try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
+            let tenant = UUID()
+            try await PostgresProbe.execute("INSERT INTO tenants (id, name) VALUES (\(tenant), 'a')", on: connection)
+            // Each inserted job writes its job.queued event, snapshot included (JobEventsTrigger.onInsert).
+            try await PostgresProbe.execute(
+                """
+                INSERT INTO jobs (tenant_id, kind, request)
+                SELECT \(tenant), 'download', jsonb_build_object('url', 'http://example.invalid/' || g) FROM generate_series(1, 50) g
+                """, on: connection)
+            try await PostgresProbe.execute("ANALYZE job_events", on: connection)
+            var analyzed: [String] = []
+            for try await name in try await connection.query(
+                "SELECT attname::text FROM pg_stats WHERE tablename = 'job_events' ORDER BY attname", logger: logger
+            ).decode(String.self) {
+                analyzed.append(name)
+            }
+            #expect(analyzed.contains("tenant_id") && analyzed.contains("job_id") && analyzed.contains("type"), "\(analyzed)")
+            #expect(!analyzed.contains("job"), "\(analyzed)")
+        }
+    }
+
     @Test("the functions' event type is JobState.eventType for every state; a submitted job starts in JobStateMachine.initialState")
     func eventTypesAndInitialState() async throws {
         try await InitialSchemaTests.withMigratedDatabase(logger: logger) { _, connection, _ in
