@@ -49,7 +49,8 @@ import FerryModel
 /// `session.events_finished` event (BG-09) after that job's own, with that job as its `job`, and its
 /// deliveries: the session's `background.callback_url` unless `sends_launch_events` is false (BG-16),
 /// and endpoints subscribed to the type. Sessions ending jobs at once take turns on an advisory lock,
-/// so that the last of two ends seen at the same time still writes it.
+/// so that the last of two ends seen at the same time still writes it. A statement that ends no job of
+/// a background session (most of them) costs one look at the ended jobs' sessions (migrations/0024).
 ///
 /// The snapshot is a composite value, not JSON (migrations/0023): `to_jsonb` and the readers'
 /// `jsonb_populate_record` cost PostgreSQL about four times what storing the row costs. Readers
